@@ -1,0 +1,27 @@
+//===--- DdpTidyModule.cpp - the ddp module of clang-tidy checks ----------===//
+//
+// Registers the ddp-* checks with clang-tidy's module registry. The same
+// object code serves `clang-tidy-16 -load ddplint-plugin.so` and the ddplint
+// driver.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SamplerEpochCheck.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+
+namespace clang::tidy::ddp {
+
+class DdpModule : public ClangTidyModule {
+public:
+  void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<SamplerEpochCheck>("ddp-sampler-epoch");
+  }
+};
+
+// Registration happens when the plugin is loaded or the driver starts.
+static ClangTidyModuleRegistry::Add<DdpModule>
+    Registration("ddp-module", "Checks for data-parallel training bugs in "
+                               "LibTorch code.");
+
+} // namespace clang::tidy::ddp

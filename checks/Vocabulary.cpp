@@ -1,0 +1,702 @@
+//===--- Vocabulary.cpp - LibTorch and c10d as the ddp checks see them ----===//
+
+#include "Vocabulary.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+// Defaults of the shared options (docs/architecture.md lists them).
+constexpr llvm::StringLiteral DefaultWrapperTypes =
+    "DistributedDataParallel;DistributedDataParallelImpl;DDP;*DDP*";
+constexpr llvm::StringLiteral DefaultInnerModuleAccessors =
+    "module;module_;get_module;underlying_module";
+constexpr llvm::StringLiteral DefaultRankFunctions =
+    "::c10d::ProcessGroup::getRank;::c10d::Backend::getRank;"
+    "::boost::mpi::communicator::rank;MPI_Comm_rank@1;ncclCommUserRank@1";
+constexpr llvm::StringLiteral DefaultRankEnvironmentVariables =
+    "RANK;LOCAL_RANK;GROUP_RANK;OMPI_COMM_WORLD_RANK;"
+    "OMPI_COMM_WORLD_LOCAL_RANK;PMI_RANK;PMIX_RANK;SLURM_PROCID;SLURM_LOCALID";
+constexpr llvm::StringLiteral DefaultShufflingSamplers =
+    "::torch::data::samplers::DistributedRandomSampler";
+
+std::vector<llvm::StringRef> splitList(llvm::StringRef Spec) {
+  llvm::SmallVector<llvm::StringRef, 8> Parts;
+  Spec.split(Parts, ';', -1, /*KeepEmpty=*/false);
+  std::vector<llvm::StringRef> Out;
+  for (llvm::StringRef P : Parts)
+    if (!(P = P.trim()).empty())
+      Out.push_back(P);
+  return Out;
+}
+
+std::string qualifiedName(const NamedDecl &D) {
+  return D.getQualifiedNameAsString();
+}
+
+/// Whether RD is the class named QualName (no leading `::`; for templates,
+/// any specialization) or derives from it.
+bool isSameOrDerivedFrom(const CXXRecordDecl &RD, llvm::StringRef QualName) {
+  if (qualifiedName(RD) == QualName)
+    return true;
+  const CXXRecordDecl *Def = RD.getDefinition();
+  if (!Def)
+    return false;
+  bool Found = false;
+  Def->forallBases([&](const CXXRecordDecl *Base) {
+    if (qualifiedName(*Base) == QualName)
+      Found = true;
+    return !Found;
+  });
+  return Found;
+}
+
+/// The specialization of class template QualName that RD is or derives from.
+const ClassTemplateSpecializationDecl *
+findSpecialization(const CXXRecordDecl *RD, llvm::StringRef QualName) {
+  if (!RD)
+    return nullptr;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    if (qualifiedName(*Spec) == QualName)
+      return Spec;
+  const CXXRecordDecl *Def = RD->getDefinition();
+  if (!Def)
+    return nullptr;
+  for (const CXXBaseSpecifier &Base : Def->bases())
+    if (const auto *Found = findSpecialization(
+            Base.getType()->getAsCXXRecordDecl(), QualName))
+      return Found;
+  return nullptr;
+}
+
+const CXXRecordDecl *templateArgumentRecord(const ClassTemplateSpecializationDecl &Spec,
+                                            unsigned Index) {
+  const TemplateArgumentList &Args = Spec.getTemplateArgs();
+  if (Index >= Args.size() || Args[Index].getKind() != TemplateArgument::Type)
+    return nullptr;
+  return Args[Index].getAsType()->getAsCXXRecordDecl();
+}
+
+/// The record a (smart) pointer or reference type points to: strips
+/// references, raw pointers and std::shared_ptr / std::unique_ptr /
+/// c10::intrusive_ptr.
+const CXXRecordDecl *pointeeRecord(QualType T) {
+  if (T.isNull())
+    return nullptr;
+  T = T.getNonReferenceType();
+  if (const auto *PT = T->getAs<PointerType>())
+    T = PT->getPointeeType();
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(RD)) {
+    std::string Name = qualifiedName(*Spec);
+    if (Name == "std::shared_ptr" || Name == "std::unique_ptr" ||
+        Name == "c10::intrusive_ptr")
+      return templateArgumentRecord(*Spec, 0);
+  }
+  return RD;
+}
+
+const CXXRecordDecl *objectRecord(const Expr *Object) {
+  return Object ? pointeeRecord(Object->getType()) : nullptr;
+}
+
+struct NamedCollective {
+  llvm::StringLiteral Name;
+  CollectiveKind Kind;
+  bool Asynchronous;
+};
+
+// c10d ProcessGroup (1.x) and Backend (2.x) methods. Every c10d collective
+// returns a Work, so all are asynchronous.
+constexpr NamedCollective C10dCollectives[] = {
+    {"allreduce", CollectiveKind::AllReduce, true},
+    {"allreduce_coalesced", CollectiveKind::AllReduce, true},
+    {"broadcast", CollectiveKind::Broadcast, true},
+    {"allgather", CollectiveKind::AllGather, true},
+    {"_allgather_base", CollectiveKind::AllGather, true},
+    {"allgather_coalesced", CollectiveKind::AllGather, true},
+    {"allgather_into_tensor_coalesced", CollectiveKind::AllGather, true},
+    {"gather", CollectiveKind::Gather, true},
+    {"scatter", CollectiveKind::Scatter, true},
+    {"reduce", CollectiveKind::Reduce, true},
+    {"reduce_scatter", CollectiveKind::ReduceScatter, true},
+    {"_reduce_scatter_base", CollectiveKind::ReduceScatter, true},
+    {"reduce_scatter_tensor_coalesced", CollectiveKind::ReduceScatter, true},
+    {"alltoall", CollectiveKind::AllToAll, true},
+    {"alltoall_base", CollectiveKind::AllToAll, true},
+    {"barrier", CollectiveKind::Barrier, true},
+};
+
+constexpr NamedCollective MpiCollectives[] = {
+    {"MPI_Allreduce", CollectiveKind::AllReduce, false},
+    {"MPI_Iallreduce", CollectiveKind::AllReduce, true},
+    {"MPI_Bcast", CollectiveKind::Broadcast, false},
+    {"MPI_Ibcast", CollectiveKind::Broadcast, true},
+    {"MPI_Allgather", CollectiveKind::AllGather, false},
+    {"MPI_Allgatherv", CollectiveKind::AllGather, false},
+    {"MPI_Iallgather", CollectiveKind::AllGather, true},
+    {"MPI_Gather", CollectiveKind::Gather, false},
+    {"MPI_Gatherv", CollectiveKind::Gather, false},
+    {"MPI_Igather", CollectiveKind::Gather, true},
+    {"MPI_Scatter", CollectiveKind::Scatter, false},
+    {"MPI_Scatterv", CollectiveKind::Scatter, false},
+    {"MPI_Iscatter", CollectiveKind::Scatter, true},
+    {"MPI_Reduce", CollectiveKind::Reduce, false},
+    {"MPI_Ireduce", CollectiveKind::Reduce, true},
+    {"MPI_Reduce_scatter", CollectiveKind::ReduceScatter, false},
+    {"MPI_Reduce_scatter_block", CollectiveKind::ReduceScatter, false},
+    {"MPI_Ireduce_scatter", CollectiveKind::ReduceScatter, true},
+    {"MPI_Alltoall", CollectiveKind::AllToAll, false},
+    {"MPI_Alltoallv", CollectiveKind::AllToAll, false},
+    {"MPI_Ialltoall", CollectiveKind::AllToAll, true},
+    {"MPI_Barrier", CollectiveKind::Barrier, false},
+    {"MPI_Ibarrier", CollectiveKind::Barrier, true},
+};
+
+// NCCL collectives are enqueued on a CUDA stream.
+constexpr NamedCollective NcclCollectives[] = {
+    {"ncclAllReduce", CollectiveKind::AllReduce, true},
+    {"ncclBroadcast", CollectiveKind::Broadcast, true},
+    {"ncclBcast", CollectiveKind::Broadcast, true},
+    {"ncclAllGather", CollectiveKind::AllGather, true},
+    {"ncclReduce", CollectiveKind::Reduce, true},
+    {"ncclReduceScatter", CollectiveKind::ReduceScatter, true},
+};
+
+constexpr NamedCollective BoostMpiCollectives[] = {
+    {"all_reduce", CollectiveKind::AllReduce, false},
+    {"broadcast", CollectiveKind::Broadcast, false},
+    {"all_gather", CollectiveKind::AllGather, false},
+    {"gather", CollectiveKind::Gather, false},
+    {"scatter", CollectiveKind::Scatter, false},
+    {"reduce", CollectiveKind::Reduce, false},
+    {"all_to_all", CollectiveKind::AllToAll, false},
+    {"barrier", CollectiveKind::Barrier, false},
+};
+
+template <size_t N>
+const NamedCollective *lookup(const NamedCollective (&Table)[N],
+                              llvm::StringRef Name) {
+  for (const NamedCollective &C : Table)
+    if (C.Name == Name)
+      return &C;
+  return nullptr;
+}
+
+std::optional<CollectiveKind> parseKind(llvm::StringRef Name) {
+  return llvm::StringSwitch<std::optional<CollectiveKind>>(Name.lower())
+      .Cases("allreduce", "all_reduce", CollectiveKind::AllReduce)
+      .Case("broadcast", CollectiveKind::Broadcast)
+      .Cases("allgather", "all_gather", CollectiveKind::AllGather)
+      .Case("gather", CollectiveKind::Gather)
+      .Case("scatter", CollectiveKind::Scatter)
+      .Case("reduce", CollectiveKind::Reduce)
+      .Cases("reduce_scatter", "reducescatter", CollectiveKind::ReduceScatter)
+      .Cases("alltoall", "all_to_all", CollectiveKind::AllToAll)
+      .Case("barrier", CollectiveKind::Barrier)
+      .Default(std::nullopt);
+}
+
+/// c10d's Work: `c10d::Work` (1.13 and 2.x) or the nested
+/// `c10d::ProcessGroup::Work` of older releases.
+bool isWorkClass(const CXXRecordDecl &RD) {
+  return isSameOrDerivedFrom(RD, "c10d::Work") ||
+         isSameOrDerivedFrom(RD, "c10d::ProcessGroup::Work");
+}
+
+bool isGlobalCFunction(const FunctionDecl &FD) {
+  return !isa<CXXMethodDecl>(FD) && FD.getDeclContext()->getRedeclContext()
+                                        ->isTranslationUnit();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// NameList
+//===----------------------------------------------------------------------===//
+
+NameList::NameList(llvm::StringRef Spec) : Spec(Spec.str()) {
+  for (llvm::StringRef Entry : splitList(Spec)) {
+    bool Qualified = Entry.contains("::");
+    Entry.consume_front("::");
+    if (auto Pattern = llvm::GlobPattern::create(Entry))
+      Entries.push_back({std::move(*Pattern), Qualified});
+    else
+      llvm::consumeError(Pattern.takeError());
+  }
+}
+
+bool NameList::matchesName(llvm::StringRef Unqualified,
+                           llvm::StringRef Qualified) const {
+  for (const Entry &E : Entries)
+    if (E.Pattern.match(E.Qualified ? Qualified : Unqualified))
+      return true;
+  return false;
+}
+
+bool NameList::matches(const NamedDecl &D) const {
+  if (Entries.empty() || !D.getDeclName().isIdentifier())
+    return false;
+  return matchesName(D.getName(), qualifiedName(D));
+}
+
+llvm::StringRef collectiveKindName(CollectiveKind K) {
+  switch (K) {
+  case CollectiveKind::AllReduce: return "allreduce";
+  case CollectiveKind::Broadcast: return "broadcast";
+  case CollectiveKind::AllGather: return "allgather";
+  case CollectiveKind::Gather: return "gather";
+  case CollectiveKind::Scatter: return "scatter";
+  case CollectiveKind::Reduce: return "reduce";
+  case CollectiveKind::ReduceScatter: return "reduce_scatter";
+  case CollectiveKind::AllToAll: return "alltoall";
+  case CollectiveKind::Barrier: return "barrier";
+  }
+  return "collective";
+}
+
+llvm::StringRef collectiveApiName(CollectiveApi A) {
+  switch (A) {
+  case CollectiveApi::C10d: return "c10d";
+  case CollectiveApi::Mpi: return "mpi";
+  case CollectiveApi::Nccl: return "nccl";
+  case CollectiveApi::BoostMpi: return "boost-mpi";
+  case CollectiveApi::Configured: return "configured";
+  }
+  return "unknown";
+}
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
+    : WrapperTypes(Options.getLocalOrGlobal("WrapperTypes",
+                                            DefaultWrapperTypes)),
+      InnerModuleAccessors(Options.getLocalOrGlobal(
+          "InnerModuleAccessors", DefaultInnerModuleAccessors)),
+      CollectiveFunctionsSpec(
+          Options.getLocalOrGlobal("CollectiveFunctions", "").str()),
+      RankFunctionsSpec(
+          Options.getLocalOrGlobal("RankFunctions", DefaultRankFunctions)
+              .str()),
+      RankEnvironmentVariablesSpec(
+          Options
+              .getLocalOrGlobal("RankEnvironmentVariables",
+                                DefaultRankEnvironmentVariables)
+              .str()),
+      ShufflingSamplers(Options.getLocalOrGlobal("ShufflingSamplers",
+                                                 DefaultShufflingSamplers)) {
+  // `name[=kind]`: kind defaults to allreduce (a framework's `sum`).
+  for (llvm::StringRef Entry : splitList(CollectiveFunctionsSpec)) {
+    auto [Name, KindName] = Entry.split('=');
+    std::optional<CollectiveKind> Kind =
+        KindName.empty() ? CollectiveKind::AllReduce : parseKind(KindName.trim());
+    if (Kind)
+      ConfiguredCollectives.push_back({NameList(Name.trim()), *Kind});
+  }
+  // `name[@N]`: @N means the rank is written through argument N.
+  for (llvm::StringRef Entry : splitList(RankFunctionsSpec)) {
+    auto [Name, Arg] = Entry.split('@');
+    int OutputArgument = -1;
+    if (!Arg.empty() && Arg.trim().getAsInteger(10, OutputArgument))
+      continue;
+    RankFunctions.push_back({NameList(Name.trim()), OutputArgument});
+  }
+  for (llvm::StringRef Var : splitList(RankEnvironmentVariablesSpec))
+    RankEnvironmentVariables.push_back(Var.str());
+}
+
+void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
+                              ClangTidyOptions::OptionMap &Opts) const {
+  Options.store(Opts, "WrapperTypes", WrapperTypes.spec());
+  Options.store(Opts, "InnerModuleAccessors", InnerModuleAccessors.spec());
+  Options.store(Opts, "CollectiveFunctions", CollectiveFunctionsSpec);
+  Options.store(Opts, "RankFunctions", RankFunctionsSpec);
+  Options.store(Opts, "RankEnvironmentVariables",
+                RankEnvironmentVariablesSpec);
+  Options.store(Opts, "ShufflingSamplers", ShufflingSamplers.spec());
+}
+
+//===----------------------------------------------------------------------===//
+// Shared AST helpers
+//===----------------------------------------------------------------------===//
+
+const Expr *stripObjectWrappers(const Expr *E) {
+  while (E) {
+    const Expr *Before = E;
+    E = E->IgnoreParenImpCasts();
+    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = M->getSubExpr();
+    else if (const auto *C = dyn_cast<ExprWithCleanups>(E))
+      E = C->getSubExpr();
+    else if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = B->getSubExpr();
+    else if (const auto *F = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = F->getSubExpr();
+    else if (const auto *Ctor = dyn_cast<CXXConstructExpr>(E)) {
+      if (Ctor->getNumArgs() == 1 &&
+          Ctor->getConstructor()->isCopyOrMoveConstructor())
+        E = Ctor->getArg(0);
+    } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      if (Call->isCallToStdMove() || (Call->getDirectCallee() &&
+                                      Call->getDirectCallee()->getQualifiedNameAsString() ==
+                                          "std::forward"))
+        if (Call->getNumArgs() == 1)
+          E = Call->getArg(0);
+    }
+    if (E == Before)
+      return E;
+  }
+  return E;
+}
+
+const ValueDecl *referencedDecl(const Expr *E) {
+  E = stripObjectWrappers(E);
+  if (!E)
+    return nullptr;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    return DRE->getDecl();
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    if (isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      return ME->getMemberDecl();
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Modules
+//===----------------------------------------------------------------------===//
+
+bool Vocabulary::isModuleClass(const CXXRecordDecl &RD) {
+  return isSameOrDerivedFrom(RD, "torch::nn::Module");
+}
+
+const CXXRecordDecl *Vocabulary::moduleClassOfHandle(QualType T) {
+  const CXXRecordDecl *RD = pointeeRecord(T);
+  if (!RD)
+    return nullptr;
+  if (const auto *Holder = findSpecialization(RD, "torch::nn::ModuleHolder"))
+    RD = templateArgumentRecord(*Holder, 0);
+  return RD && isModuleClass(*RD) ? RD : nullptr;
+}
+
+const ValueDecl *handleDecl(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = stripObjectWrappers(E);
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = Member->getMethodDecl();
+      if (MD && MD->getDeclName().isIdentifier() &&
+          (MD->getName() == "ptr" || MD->getName() == "get")) {
+        E = Member->getImplicitObjectArgument();
+        continue;
+      }
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      OverloadedOperatorKind K = Op->getOperator();
+      if ((K == OO_Star || K == OO_Arrow) && Op->getNumArgs() >= 1) {
+        E = Op->getArg(0);
+        continue;
+      }
+    }
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+      if (Unary->getOpcode() == UO_Deref || Unary->getOpcode() == UO_AddrOf) {
+        E = Unary->getSubExpr();
+        continue;
+      }
+    }
+    return referencedDecl(E);
+  }
+  return nullptr;
+}
+
+const Expr *Vocabulary::forwardReceiver(const CallExpr &Call) const {
+  auto IsModuleOrWrapper = [&](const Expr *Object) {
+    if (!Object)
+      return false;
+    if (moduleClassOfHandle(Object->getType()) ||
+        wrapperClassOfHandle(Object->getType()))
+      return true;
+    const CXXRecordDecl *RD = objectRecord(Object);
+    return RD && findSpecialization(RD, "torch::nn::ModuleHolder");
+  };
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    const Expr *Object = Member->getImplicitObjectArgument();
+    if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "forward" &&
+        IsModuleOrWrapper(Object))
+      return Object;
+    return nullptr;
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call))
+    if (Op->getOperator() == OO_Call && Op->getNumArgs() >= 1 &&
+        IsModuleOrWrapper(Op->getArg(0)))
+      return Op->getArg(0);
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters and gradients
+//===----------------------------------------------------------------------===//
+
+std::optional<ParameterCollection>
+Vocabulary::parameterCollection(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member)
+    return std::nullopt;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  if (!MD || !MD->getDeclName().isIdentifier() || !isModuleClass(*MD->getParent()))
+    return std::nullopt;
+  if (MD->getName() == "parameters")
+    return ParameterCollection::Parameters;
+  if (MD->getName() == "named_parameters")
+    return ParameterCollection::NamedParameters;
+  return std::nullopt;
+}
+
+bool Vocabulary::isGradAccess(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member)
+    return false;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  if (!MD || !MD->getDeclName().isIdentifier() ||
+      (MD->getName() != "grad" && MD->getName() != "mutable_grad"))
+    return false;
+  return isSameOrDerivedFrom(*MD->getParent(), "at::TensorBase") ||
+         isSameOrDerivedFrom(*MD->getParent(), "at::Tensor");
+}
+
+const VarDecl *Vocabulary::parameterLoopVariable(const CXXForRangeStmt &Loop) {
+  const Expr *Range = stripObjectWrappers(Loop.getRangeInit());
+  const auto *Call = dyn_cast_or_null<CallExpr>(Range);
+  if (!Call || !parameterCollection(*Call))
+    return nullptr;
+  return Loop.getLoopVariable();
+}
+
+const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {
+  E = stripObjectWrappers(E);
+  if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "value")
+      E = stripObjectWrappers(Member->getImplicitObjectArgument());
+  }
+  if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives and process groups
+//===----------------------------------------------------------------------===//
+
+bool Vocabulary::isProcessGroupClass(const CXXRecordDecl &RD) {
+  return isSameOrDerivedFrom(RD, "c10d::ProcessGroup") ||
+         isSameOrDerivedFrom(RD, "c10d::Backend");
+}
+
+std::optional<CollectiveInfo>
+Vocabulary::classifyCollective(const CallExpr &Call) const {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return std::nullopt;
+  llvm::StringRef Name = FD->getName();
+
+  for (const ConfiguredCollective &C : ConfiguredCollectives)
+    if (C.Name.matches(*FD))
+      return CollectiveInfo{C.Kind, CollectiveApi::Configured, false};
+
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    if (isProcessGroupClass(*MD->getParent()))
+      if (const NamedCollective *C = lookup(C10dCollectives, Name))
+        return CollectiveInfo{C->Kind, CollectiveApi::C10d, C->Asynchronous};
+    if (qualifiedName(*MD->getParent()) == "boost::mpi::communicator" &&
+        Name == "barrier")
+      return CollectiveInfo{CollectiveKind::Barrier, CollectiveApi::BoostMpi,
+                            false};
+    return std::nullopt;
+  }
+  if (isGlobalCFunction(*FD)) {
+    if (const NamedCollective *C = lookup(MpiCollectives, Name))
+      return CollectiveInfo{C->Kind, CollectiveApi::Mpi, C->Asynchronous};
+    if (const NamedCollective *C = lookup(NcclCollectives, Name))
+      return CollectiveInfo{C->Kind, CollectiveApi::Nccl, C->Asynchronous};
+    return std::nullopt;
+  }
+  if (qualifiedName(*FD) == ("boost::mpi::" + Name).str())
+    if (const NamedCollective *C = lookup(BoostMpiCollectives, Name))
+      return CollectiveInfo{C->Kind, CollectiveApi::BoostMpi, C->Asynchronous};
+  return std::nullopt;
+}
+
+bool Vocabulary::isWorkType(QualType T) {
+  if (T.isNull())
+    return false;
+  T = T.getNonReferenceType();
+  if (const auto *TT = T->getAs<TypedefType>())
+    if (TT->getDecl()->getName() == "MPI_Request")
+      return true;
+  const CXXRecordDecl *RD = pointeeRecord(T);
+  return RD && isWorkClass(*RD);
+}
+
+bool Vocabulary::isWaitCall(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return MD->getName() == "wait" && isWorkClass(*MD->getParent());
+  return isGlobalCFunction(*FD) &&
+         llvm::StringSwitch<bool>(FD->getName())
+             .Cases("MPI_Wait", "MPI_Waitall", "MPI_Waitany", true)
+             .Cases("cudaStreamSynchronize", "cudaDeviceSynchronize", true)
+             .Default(false);
+}
+
+//===----------------------------------------------------------------------===//
+// Rank sources
+//===----------------------------------------------------------------------===//
+
+bool Vocabulary::returnsRank(const CallExpr &Call) const {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return false;
+  for (const RankFunction &R : RankFunctions)
+    if (R.OutputArgument < 0 && R.Name.matches(*FD))
+      return true;
+  // getenv("RANK") and its relatives.
+  llvm::StringRef Name = FD->getName();
+  if ((Name == "getenv" || Name == "secure_getenv") && Call.getNumArgs() == 1)
+    if (const auto *Lit = dyn_cast<StringLiteral>(
+            Call.getArg(0)->IgnoreParenImpCasts()))
+      return llvm::is_contained(RankEnvironmentVariables, Lit->getString());
+  return false;
+}
+
+const Expr *Vocabulary::rankOutputArgument(const CallExpr &Call) const {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return nullptr;
+  for (const RankFunction &R : RankFunctions)
+    if (R.OutputArgument >= 0 &&
+        static_cast<unsigned>(R.OutputArgument) < Call.getNumArgs() &&
+        R.Name.matches(*FD))
+      return Call.getArg(R.OutputArgument);
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Wrappers
+//===----------------------------------------------------------------------===//
+
+bool Vocabulary::isWrapperClass(const CXXRecordDecl &RD) const {
+  if (WrapperTypes.matches(RD))
+    return true;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(&RD))
+    return WrapperTypes.matches(*Spec->getSpecializedTemplate());
+  return false;
+}
+
+const CXXRecordDecl *Vocabulary::wrapperClassOfHandle(QualType T) const {
+  const CXXRecordDecl *RD = pointeeRecord(T);
+  if (!RD)
+    return nullptr;
+  if (isWrapperClass(*RD))
+    return RD;
+  if (const auto *Holder = findSpecialization(RD, "torch::nn::ModuleHolder"))
+    if (const CXXRecordDecl *Inner = templateArgumentRecord(*Holder, 0))
+      if (isWrapperClass(*Inner))
+        return Inner;
+  return nullptr;
+}
+
+const Expr *Vocabulary::innerModuleAccessBase(const Expr *E) const {
+  E = stripObjectWrappers(E);
+  if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    const Expr *Object = Member->getImplicitObjectArgument();
+    if (MD && InnerModuleAccessors.matches(*MD) && Object &&
+        wrapperClassOfHandle(Object->getType()))
+      return Object;
+    return nullptr;
+  }
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(E)) {
+    const Expr *Base = ME->getBase();
+    if (isa<FieldDecl>(ME->getMemberDecl()) &&
+        InnerModuleAccessors.matches(*ME->getMemberDecl()) &&
+        wrapperClassOfHandle(Base->getType()))
+      return Base;
+  }
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Samplers and data loaders
+//===----------------------------------------------------------------------===//
+
+bool Vocabulary::isDistributedSampler(const CXXRecordDecl &RD) {
+  return isSameOrDerivedFrom(RD, "torch::data::samplers::DistributedSampler");
+}
+
+bool Vocabulary::isShufflingSampler(const CXXRecordDecl &RD) const {
+  if (ShufflingSamplers.matches(RD))
+    return true;
+  const CXXRecordDecl *Def = RD.getDefinition();
+  if (!Def)
+    return false;
+  bool Found = false;
+  Def->forallBases([&](const CXXRecordDecl *Base) {
+    Found = ShufflingSamplers.matches(*Base);
+    return !Found;
+  });
+  return Found;
+}
+
+bool Vocabulary::isDataLoaderFactory(const FunctionDecl &FD) {
+  return FD.getDeclName().isIdentifier() && FD.getName() == "make_data_loader" &&
+         qualifiedName(FD) == "torch::data::make_data_loader";
+}
+
+namespace {
+/// The number of parameters of the factory overload a call selected, as
+/// written in the template (the sampler-taking overload has three).
+unsigned factoryArity(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !Vocabulary::isDataLoaderFactory(*FD))
+    return 0;
+  if (const FunctionTemplateDecl *Primary = FD->getPrimaryTemplate())
+    return Primary->getTemplatedDecl()->getNumParams();
+  return FD->getNumParams();
+}
+} // namespace
+
+const Expr *Vocabulary::copiedSamplerArgument(const CallExpr &Call) {
+  if (factoryArity(Call) != 3 || Call.getNumArgs() < 2)
+    return nullptr;
+  return Call.getArg(1);
+}
+
+const CXXRecordDecl *Vocabulary::defaultConstructedSampler(const CallExpr &Call) {
+  if (factoryArity(Call) != 2)
+    return nullptr;
+  const TemplateArgumentList *Args =
+      Call.getDirectCallee()->getTemplateSpecializationArgs();
+  if (!Args || Args->size() == 0 || (*Args)[0].getKind() != TemplateArgument::Type)
+    return nullptr;
+  const CXXRecordDecl *Sampler = (*Args)[0].getAsType()->getAsCXXRecordDecl();
+  return Sampler && isSameOrDerivedFrom(*Sampler, "torch::data::samplers::Sampler")
+             ? Sampler
+             : nullptr;
+}
+
+const CXXRecordDecl *Vocabulary::samplerOfLoaderType(QualType T) {
+  const CXXRecordDecl *RD = pointeeRecord(T);
+  const auto *Loader =
+      findSpecialization(RD, "torch::data::StatelessDataLoader");
+  return Loader ? templateArgumentRecord(*Loader, 1) : nullptr;
+}
+
+} // namespace clang::tidy::ddp

@@ -1,0 +1,234 @@
+//===--- Vocabulary.h - LibTorch and c10d as the ddp checks see them ------===//
+//
+// The one place that knows LibTorch and its neighbours: module handles,
+// parameter collections, collectives (c10d 1.x and 2.x, MPI, NCCL,
+// boost::mpi, configured extras), rank sources, data-parallel wrappers and
+// samplers. Every check asks this class instead of spelling names itself.
+//
+// Each classifier is a plain function on the AST, so flow analyses can call
+// it; the AST matchers at the bottom wrap the same functions, so a matcher and
+// a classifier can never disagree.
+//
+// The option names are shared by every check and read with
+// getLocalOrGlobal: one top-level CheckOptions entry (`WrapperTypes`,
+// `CollectiveFunctions`, ...) configures all checks at once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_VOCABULARY_H
+#define DDPLINT_CHECKS_VOCABULARY_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/GlobPattern.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang::tidy::ddp {
+
+/// A `;`-separated list of declaration names. An entry containing `::` is
+/// matched against the fully qualified name (a leading `::` is optional),
+/// any other entry against the unqualified name; both may use glob
+/// wildcards (`*DDP*`).
+class NameList {
+public:
+  NameList() = default;
+  explicit NameList(llvm::StringRef Spec);
+
+  bool matches(const NamedDecl &D) const;
+  bool matchesName(llvm::StringRef Unqualified,
+                   llvm::StringRef Qualified) const;
+  const std::string &spec() const { return Spec; }
+
+private:
+  struct Entry {
+    llvm::GlobPattern Pattern;
+    bool Qualified;
+  };
+  std::string Spec;
+  std::vector<Entry> Entries;
+};
+
+enum class CollectiveKind {
+  AllReduce,
+  Broadcast,
+  AllGather,
+  Gather,
+  Scatter,
+  Reduce,
+  ReduceScatter,
+  AllToAll,
+  Barrier,
+};
+
+enum class CollectiveApi { C10d, Mpi, Nccl, BoostMpi, Configured };
+
+struct CollectiveInfo {
+  CollectiveKind Kind;
+  CollectiveApi Api;
+  /// Completes later: a c10d `Work`, an `MPI_Request`, an NCCL stream.
+  bool Asynchronous;
+};
+
+llvm::StringRef collectiveKindName(CollectiveKind K);
+llvm::StringRef collectiveApiName(CollectiveApi A);
+
+enum class ParameterCollection { Parameters, NamedParameters };
+
+class Vocabulary {
+public:
+  explicit Vocabulary(ClangTidyCheck::OptionsView &Options);
+  void storeOptions(ClangTidyCheck::OptionsView &Options,
+                    ClangTidyOptions::OptionMap &Opts) const;
+
+  // --- Modules -----------------------------------------------------------
+  /// `torch::nn::Module` or a class derived from it.
+  static bool isModuleClass(const CXXRecordDecl &RD);
+  /// The module class a handle refers to: `XImpl` for a `TORCH_MODULE`
+  /// holder `X` (a `ModuleHolder<XImpl>`), `std::shared_ptr<XImpl>`,
+  /// `XImpl&`, `XImpl*`; null if the type is no module handle.
+  static const CXXRecordDecl *moduleClassOfHandle(QualType T);
+  /// A forward pass: `m->forward(x)`, `m(x)`, `(*m)(x)`, `m.forward(x)` on a
+  /// module handle or a wrapper. Returns the expression of the module or
+  /// wrapper it runs on, or null.
+  const Expr *forwardReceiver(const CallExpr &Call) const;
+
+  // --- Parameters and gradients -----------------------------------------
+  static std::optional<ParameterCollection>
+  parameterCollection(const CallExpr &Call);
+  /// `t.grad()` or `t.mutable_grad()` on a tensor.
+  static bool isGradAccess(const CallExpr &Call);
+  /// The loop variable of `for (auto &p : m->parameters())` or of a
+  /// `named_parameters()` loop; null for other loops.
+  static const VarDecl *parameterLoopVariable(const CXXForRangeStmt &Loop);
+  /// The parameter tensor an expression denotes inside such a loop:
+  /// `p` or `p.value()` (named_parameters items).
+  static const VarDecl *parameterTensorVariable(const Expr *E);
+
+  // --- Collectives and process groups -----------------------------------
+  std::optional<CollectiveInfo> classifyCollective(const CallExpr &Call) const;
+  /// A type holding an asynchronous collective's handle: c10d `Work`
+  /// (`c10::intrusive_ptr<Work>`, `std::shared_ptr<ProcessGroup::Work>`),
+  /// or `MPI_Request`.
+  static bool isWorkType(QualType T);
+  /// `work->wait()`, `MPI_Wait(&req, ...)`, `MPI_Waitall(...)`.
+  static bool isWaitCall(const CallExpr &Call);
+  /// c10d process groups and backends (1.x `ProcessGroup`, 2.x `Backend`).
+  static bool isProcessGroupClass(const CXXRecordDecl &RD);
+
+  // --- Rank sources -----------------------------------------------------
+  /// A call whose value is the rank (`pg->getRank()`,
+  /// `std::getenv("RANK")`, `comm.rank()`).
+  bool returnsRank(const CallExpr &Call) const;
+  /// For rank queries that write through a pointer (`MPI_Comm_rank(c,
+  /// &rank)`), the argument written; null otherwise.
+  const Expr *rankOutputArgument(const CallExpr &Call) const;
+
+  // --- Data-parallel wrappers -------------------------------------------
+  bool isWrapperClass(const CXXRecordDecl &RD) const;
+  /// The wrapper class of a wrapper handle (object, holder, smart pointer,
+  /// reference or pointer), or null.
+  const CXXRecordDecl *wrapperClassOfHandle(QualType T) const;
+  /// `ddp->module()`, `ddp.module_`, ...: an inner-module accessor used on
+  /// a wrapper. Returns the wrapper expression, or null.
+  const Expr *innerModuleAccessBase(const Expr *E) const;
+
+  // --- Samplers and data loaders ----------------------------------------
+  /// `DistributedSampler<>` or a class derived from it.
+  static bool isDistributedSampler(const CXXRecordDecl &RD);
+  /// A distributed sampler whose order depends on its epoch
+  /// (`ShufflingSamplers`, by default `DistributedRandomSampler`).
+  bool isShufflingSampler(const CXXRecordDecl &RD) const;
+  /// `torch::data::make_data_loader`.
+  static bool isDataLoaderFactory(const FunctionDecl &FD);
+  /// For `make_data_loader(dataset, sampler, options)`: the sampler argument
+  /// (copied into the loader). Null for other calls.
+  static const Expr *copiedSamplerArgument(const CallExpr &Call);
+  /// For `make_data_loader<S>(dataset, options)`: the sampler class `S` the
+  /// factory default-constructs from the dataset size. Null otherwise.
+  static const CXXRecordDecl *
+  defaultConstructedSampler(const CallExpr &Call);
+  /// The sampler class of a data-loader type: `S` in
+  /// `StatelessDataLoader<D, S>` (also through `std::unique_ptr`,
+  /// references and pointers); null for other types.
+  static const CXXRecordDecl *samplerOfLoaderType(QualType T);
+
+private:
+  struct ConfiguredCollective {
+    NameList Name;
+    CollectiveKind Kind;
+  };
+  struct RankFunction {
+    NameList Name;
+    int OutputArgument; // -1: the rank is the return value
+  };
+
+  NameList WrapperTypes;
+  NameList InnerModuleAccessors;
+  std::string CollectiveFunctionsSpec;
+  std::vector<ConfiguredCollective> ConfiguredCollectives;
+  std::string RankFunctionsSpec;
+  std::vector<RankFunction> RankFunctions;
+  std::string RankEnvironmentVariablesSpec;
+  std::vector<std::string> RankEnvironmentVariables;
+  NameList ShufflingSamplers;
+};
+
+// --- Small AST helpers shared by the checks ------------------------------
+
+/// Strips parentheses, implicit casts, and no-op wrappers that do not change
+/// which object an expression denotes (`std::move`, materialised
+/// temporaries, cleanups, constructor copies).
+const Expr *stripObjectWrappers(const Expr *E);
+/// The variable or field an expression names after stripObjectWrappers
+/// (`x`, `this->x_`, `x_`), or null.
+const ValueDecl *referencedDecl(const Expr *E);
+/// The variable or field a handle expression names, seeing through `.ptr()`,
+/// `.get()`, `*h`, `&h` and `h.operator->()` as well: the module behind
+/// `model.ptr()`, the loader behind `*loader`, the sampler behind `s->`.
+const ValueDecl *handleDecl(const Expr *E);
+
+// --- Matchers over the same classifiers ----------------------------------
+namespace matchers {
+using namespace clang::ast_matchers;
+
+AST_MATCHER_P(CallExpr, isCollective, const Vocabulary *, Vocab) {
+  return Vocab->classifyCollective(Node).has_value();
+}
+AST_MATCHER_P(CallExpr, isRankQuery, const Vocabulary *, Vocab) {
+  return Vocab->returnsRank(Node) || Vocab->rankOutputArgument(Node);
+}
+AST_MATCHER_P(CallExpr, isForwardPass, const Vocabulary *, Vocab) {
+  return Vocab->forwardReceiver(Node) != nullptr;
+}
+AST_MATCHER(CallExpr, isParameterCollection) {
+  return Vocabulary::parameterCollection(Node).has_value();
+}
+AST_MATCHER(CallExpr, isGradAccess) { return Vocabulary::isGradAccess(Node); }
+AST_MATCHER_P(CXXRecordDecl, isWrapper, const Vocabulary *, Vocab) {
+  return Vocab->isWrapperClass(Node);
+}
+AST_MATCHER(CXXRecordDecl, isDistributedSampler) {
+  return Vocabulary::isDistributedSampler(Node);
+}
+AST_MATCHER_P(CXXRecordDecl, isShufflingSampler, const Vocabulary *, Vocab) {
+  return Vocab->isShufflingSampler(Node);
+}
+AST_MATCHER(FunctionDecl, isDataLoaderFactory) {
+  return Vocabulary::isDataLoaderFactory(Node);
+}
+/// A type whose values are data loaders over a sampler matching InnerMatcher.
+AST_MATCHER_P(QualType, isDataLoaderOver,
+              ast_matchers::internal::Matcher<CXXRecordDecl>, InnerMatcher) {
+  const CXXRecordDecl *Sampler = Vocabulary::samplerOfLoaderType(Node);
+  return Sampler && InnerMatcher.matches(*Sampler, Finder, Builder);
+}
+
+} // namespace matchers
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_VOCABULARY_H

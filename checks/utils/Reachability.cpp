@@ -1,0 +1,111 @@
+//===--- Reachability.cpp -------------------------------------------------===//
+
+#include "utils/Reachability.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace clang::tidy::ddp {
+
+Reachability::Reachability(const Decl *Function, const Stmt *Body,
+                           ASTContext &Context)
+    : Context(Context) {
+  CFG::BuildOptions Options;
+  Options.AddInitializers = true;
+  Options.AddCXXDefaultInitExprInCtors = true;
+  Options.setAllAlwaysAdd();
+  Cfg = CFG::buildCFG(Function, const_cast<Stmt *>(Body), &Context, Options);
+  if (!Cfg)
+    return;
+  for (const CFGBlock *Block : *Cfg) {
+    unsigned Idx = 0;
+    for (const CFGElement &Element : *Block) {
+      if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+        Index.try_emplace(S->getStmt(), Block, Idx);
+      ++Idx;
+    }
+  }
+}
+
+std::optional<Reachability::Position>
+Reachability::locate(const Stmt *S) const {
+  DynTypedNode Node = DynTypedNode::create(*S);
+  // Climb to the nearest statement the CFG evaluates as an element. Implicit
+  // variables (a range-for's __range) sit between expressions and their
+  // DeclStmt, so declarations are climbed through too.
+  for (unsigned Depth = 0; Depth < 64; ++Depth) {
+    if (const auto *Current = Node.get<Stmt>()) {
+      auto It = Index.find(Current);
+      if (It != Index.end())
+        return It->second;
+    }
+    DynTypedNodeList Parents = Context.getParents(Node);
+    if (Parents.empty())
+      return std::nullopt;
+    Node = Parents[0];
+  }
+  return std::nullopt;
+}
+
+bool Reachability::reachable(const Stmt *From, const Stmt *To,
+                             llvm::ArrayRef<const Stmt *> Avoid) const {
+  if (!Cfg)
+    return false;
+  std::optional<Position> Start = locate(From);
+  std::optional<Position> Target = locate(To);
+  if (!Start || !Target)
+    return false;
+
+  llvm::SmallVector<Position, 4> Blocked;
+  for (const Stmt *A : Avoid)
+    if (std::optional<Position> P = locate(A))
+      Blocked.push_back(*P);
+  auto IsBlocked = [&](const CFGBlock *B, unsigned I) {
+    for (const Position &P : Blocked)
+      if (P.first == B && P.second == I)
+        return true;
+    return false;
+  };
+
+  // Scans block B from element I on; true when the target is met before a
+  // blocked element, and sets Open when the end of the block is reached.
+  auto Scan = [&](const CFGBlock *B, unsigned I, bool &Open) {
+    Open = false;
+    for (unsigned N = B->size(); I < N; ++I) {
+      if (B == Target->first && I == Target->second)
+        return true;
+      if (IsBlocked(B, I))
+        return false;
+    }
+    Open = true;
+    return false;
+  };
+
+  bool Open = false;
+  if (Scan(Start->first, Start->second + 1, Open))
+    return true;
+  if (!Open)
+    return false;
+
+  llvm::DenseSet<const CFGBlock *> Seen;
+  llvm::SmallVector<const CFGBlock *, 16> Work;
+  for (const CFGBlock::AdjacentBlock &Succ : Start->first->succs())
+    if (const CFGBlock *B = Succ.getReachableBlock())
+      Work.push_back(B);
+  while (!Work.empty()) {
+    const CFGBlock *B = Work.pop_back_val();
+    if (!Seen.insert(B).second)
+      continue;
+    if (Scan(B, 0, Open))
+      return true;
+    if (!Open)
+      continue;
+    for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+      if (const CFGBlock *Next = Succ.getReachableBlock())
+        Work.push_back(Next);
+  }
+  return false;
+}
+
+} // namespace clang::tidy::ddp

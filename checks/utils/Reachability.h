@@ -1,0 +1,58 @@
+//===--- Reachability.h - "can this run after that" on a function's CFG ---===//
+//
+// The ddp checks ask order questions: is a set_epoch call followed by a use of
+// a loader that copied the sampler before it; is a forward pass reachable
+// after the wrap without the wrapper being rebuilt. This answers them on the
+// function's CFG, path-sensitively enough for loops and early exits, the way
+// clang-tidy's use-after-move check works.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_UTILS_REACHABILITY_H
+#define DDPLINT_CHECKS_UTILS_REACHABILITY_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+#include <optional>
+#include <utility>
+
+namespace clang::tidy::ddp {
+
+class Reachability {
+public:
+  /// Builds the CFG of a function's body (with its constructor
+  /// initializers when \p Function is a constructor), or of any statement
+  /// when \p Function is null.
+  Reachability(const Decl *Function, const Stmt *Body, ASTContext &Context);
+
+  /// Whether the CFG could be built; if not, every query answers false.
+  bool valid() const { return Cfg != nullptr; }
+
+  /// Whether \p To can execute after \p From on some path that executes none
+  /// of \p Avoid in between. When \p From and \p To are the same statement,
+  /// this asks whether it can execute again (it lies on a cycle).
+  bool reachable(const Stmt *From, const Stmt *To,
+                 llvm::ArrayRef<const Stmt *> Avoid = {}) const;
+
+  /// Whether \p S lies on a cycle of the CFG that avoids \p Avoid.
+  bool repeats(const Stmt *S, llvm::ArrayRef<const Stmt *> Avoid = {}) const {
+    return reachable(S, S, Avoid);
+  }
+
+private:
+  using Position = std::pair<const CFGBlock *, unsigned>;
+  /// The CFG element that evaluates \p S, or the closest enclosing one.
+  std::optional<Position> locate(const Stmt *S) const;
+
+  ASTContext &Context;
+  std::unique_ptr<CFG> Cfg;
+  llvm::DenseMap<const Stmt *, Position> Index;
+};
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_UTILS_REACHABILITY_H

@@ -1,0 +1,220 @@
+// ddplint mock of <torch/optim.h> (LibTorch 1.13): Optimizer base (step
+// takes an optional LossClosure), SGD, Adam, AdamW, and the StepLR scheduler.
+// Optimizer::state() (a ska::flat_hash_map) is not mocked.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+#include <torch/arg.h>
+#include <torch/serialize/archive.h>
+#include <torch/types.h>
+
+namespace torch {
+using at::Tensor;
+
+namespace optim {
+
+class TORCH_API OptimizerParamState {
+ public:
+  virtual std::unique_ptr<OptimizerParamState> clone() const;
+  virtual void serialize(torch::serialize::InputArchive& archive);
+  virtual void serialize(torch::serialize::OutputArchive& archive) const;
+  virtual ~OptimizerParamState() = default;
+};
+
+template <typename Derived>
+class OptimizerCloneableParamState : public OptimizerParamState {
+  std::unique_ptr<OptimizerParamState> clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+};
+
+class TORCH_API OptimizerOptions {
+ public:
+  virtual std::unique_ptr<OptimizerOptions> clone() const;
+  virtual void serialize(torch::serialize::InputArchive& archive);
+  virtual void serialize(torch::serialize::OutputArchive& archive) const;
+  virtual ~OptimizerOptions() = default;
+  virtual double get_lr() const;
+  virtual void set_lr(const double lr);
+};
+
+template <typename Derived>
+class OptimizerCloneableOptions : public OptimizerOptions {
+ private:
+  std::unique_ptr<OptimizerOptions> clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+};
+
+class TORCH_API OptimizerParamGroup {
+ public:
+  OptimizerParamGroup(const OptimizerParamGroup& param_group)
+      : params_(param_group.params()),
+        options_(param_group.has_options() ? param_group.options().clone() : nullptr) {}
+  OptimizerParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}
+  OptimizerParamGroup(std::vector<Tensor> params, std::unique_ptr<OptimizerOptions> options)
+      : params_(std::move(params)), options_(std::move(options)) {}
+  bool has_options() const;
+  OptimizerOptions& options();
+  const OptimizerOptions& options() const;
+  void set_options(std::unique_ptr<OptimizerOptions> options);
+  std::vector<Tensor>& params();
+  const std::vector<Tensor>& params() const;
+
+ protected:
+  std::vector<Tensor> params_;
+  std::unique_ptr<OptimizerOptions> options_;
+};
+
+class TORCH_API Optimizer {
+ public:
+  Optimizer(const Optimizer& optimizer) = delete;
+  Optimizer(Optimizer&& optimizer) = default;
+  explicit Optimizer(std::vector<OptimizerParamGroup> param_groups,
+                     std::unique_ptr<OptimizerOptions> defaults)
+      : defaults_(std::move(defaults)) {
+    for (const auto& param_group : param_groups) add_param_group(param_group);
+  }
+  explicit Optimizer(std::vector<Tensor> parameters, std::unique_ptr<OptimizerOptions> defaults)
+      : Optimizer({std::move(OptimizerParamGroup(parameters))}, std::move(defaults)) {}
+  void add_param_group(const OptimizerParamGroup& param_group);
+  virtual ~Optimizer() = default;
+
+  using LossClosure = std::function<Tensor()>;
+  virtual Tensor step(LossClosure closure = nullptr) = 0;
+
+  void add_parameters(const std::vector<Tensor>& parameters);
+  void zero_grad();
+  const std::vector<Tensor>& parameters() const noexcept;
+  std::vector<Tensor>& parameters() noexcept;
+  size_t size() const noexcept;
+  OptimizerOptions& defaults() noexcept;
+  const OptimizerOptions& defaults() const noexcept;
+  std::vector<OptimizerParamGroup>& param_groups() noexcept;
+  const std::vector<OptimizerParamGroup>& param_groups() const noexcept;
+  virtual void save(serialize::OutputArchive& archive) const;
+  virtual void load(serialize::InputArchive& archive);
+
+ protected:
+  std::vector<OptimizerParamGroup> param_groups_;
+  std::unique_ptr<OptimizerOptions> defaults_;
+};
+
+TORCH_API serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const Optimizer& optimizer);
+TORCH_API serialize::InputArchive& operator>>(serialize::InputArchive& archive, Optimizer& optimizer);
+
+struct TORCH_API SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
+  SGDOptions(double lr);
+  TORCH_ARG(double, lr);
+  TORCH_ARG(double, momentum) = 0;
+  TORCH_ARG(double, dampening) = 0;
+  TORCH_ARG(double, weight_decay) = 0;
+  TORCH_ARG(bool, nesterov) = false;
+
+ public:
+  void serialize(torch::serialize::InputArchive& archive) override;
+  void serialize(torch::serialize::OutputArchive& archive) const override;
+  ~SGDOptions() override = default;
+  double get_lr() const override;
+  void set_lr(const double lr) override;
+};
+
+class TORCH_API SGD : public Optimizer {
+ public:
+  explicit SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults)
+      : Optimizer(std::move(param_groups), std::make_unique<SGDOptions>(defaults)) {}
+  explicit SGD(std::vector<Tensor> params, SGDOptions defaults)
+      : SGD({std::move(OptimizerParamGroup(params))}, defaults) {}
+  torch::Tensor step(LossClosure closure = nullptr) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
+};
+
+struct TORCH_API AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
+  AdamOptions(double lr = 1e-3);
+  TORCH_ARG(double, lr) = 1e-3;
+  typedef std::tuple<double, double> betas_t;
+  TORCH_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  TORCH_ARG(double, eps) = 1e-8;
+  TORCH_ARG(double, weight_decay) = 0;
+  TORCH_ARG(bool, amsgrad) = false;
+
+ public:
+  void serialize(torch::serialize::InputArchive& archive) override;
+  void serialize(torch::serialize::OutputArchive& archive) const override;
+  ~AdamOptions() override = default;
+  double get_lr() const override;
+  void set_lr(const double lr) override;
+};
+
+class TORCH_API Adam : public Optimizer {
+ public:
+  explicit Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults = {})
+      : Optimizer(std::move(param_groups), std::make_unique<AdamOptions>(defaults)) {}
+  explicit Adam(std::vector<Tensor> params, AdamOptions defaults = {})
+      : Adam({std::move(OptimizerParamGroup(params))}, defaults) {}
+  torch::Tensor step(LossClosure closure = nullptr) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
+};
+
+struct TORCH_API AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
+  AdamWOptions(double lr = 1e-3);
+  TORCH_ARG(double, lr) = 1e-3;
+  typedef std::tuple<double, double> betas_t;
+  TORCH_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  TORCH_ARG(double, eps) = 1e-8;
+  TORCH_ARG(double, weight_decay) = 1e-2;
+  TORCH_ARG(bool, amsgrad) = false;
+
+ public:
+  void serialize(torch::serialize::InputArchive& archive) override;
+  void serialize(torch::serialize::OutputArchive& archive) const override;
+  ~AdamWOptions() override = default;
+  double get_lr() const override;
+  void set_lr(const double lr) override;
+};
+
+class TORCH_API AdamW : public Optimizer {
+ public:
+  explicit AdamW(std::vector<OptimizerParamGroup> param_groups, AdamWOptions defaults = {})
+      : Optimizer(std::move(param_groups), std::make_unique<AdamWOptions>(defaults)) {}
+  explicit AdamW(std::vector<Tensor> params, AdamWOptions defaults = {})
+      : AdamW({std::move(OptimizerParamGroup(params))}, defaults) {}
+  torch::Tensor step(LossClosure closure = nullptr) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
+};
+
+class TORCH_API LRScheduler {
+ public:
+  LRScheduler(torch::optim::Optimizer& optimizer);
+  virtual ~LRScheduler() = default;
+  void step();
+
+ protected:
+  virtual std::vector<double> get_lrs() = 0;
+  unsigned step_count_{};
+
+ private:
+  torch::optim::Optimizer& optimizer_;
+};
+
+class TORCH_API StepLR : public LRScheduler {
+ public:
+  StepLR(torch::optim::Optimizer& optimizer, const unsigned step_size, const double gamma = 0.1);
+
+ private:
+  std::vector<double> get_lrs() override;
+  const unsigned step_size_;
+  const double gamma_;
+};
+
+} // namespace optim
+} // namespace torch

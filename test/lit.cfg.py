@@ -1,0 +1,40 @@
+# lit configuration for ddplint's tests (run through ctest, or directly:
+#   python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv test/checkers).
+import os
+import lit.formats
+
+config.name = "ddplint"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cpp", ".test"]
+config.excludes = ["Inputs", "tools", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+
+# The suites run from the source tree against a build directory
+# (--param build_dir=..., default: build/ beside test/).
+src = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+obj = os.path.abspath(lit_config.params.get("build_dir",
+                                            os.path.join(src, "build")))
+llvm_tools_dir = lit_config.params.get("llvm_tools_dir", "/usr/lib/llvm-16/bin")
+config.test_exec_root = os.path.join(obj, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [llvm_tools_dir, os.environ.get("PATH", "/usr/bin:/bin")])
+# Colour codes would break FileCheck patterns.
+config.environment["TERM"] = "dumb"
+
+plugin = os.path.join(obj, "lib", "ddplint-plugin.so")
+probe = os.path.join(obj, "lib", "ddplint-vocabulary-probe.so")
+mocks = "-std=c++17 -isystem " + os.path.join(src, "test", "Inputs")
+torch = ("-std=c++17 -DUSE_C10D_GLOO "
+         "-isystem /usr/include/torch/csrc/api/include")
+
+config.substitutions.extend([
+    ("%clang_tidy", "clang-tidy-16 -load " + plugin),
+    ("%ddplint", os.path.join(obj, "bin", "ddplint")),
+    ("%probe", "clang-tidy-16 -load " + probe + " -checks=-*,probe-vocabulary"),
+    ("%mock_flags", mocks),
+    ("%torch_flags", torch),
+    ("%examples", os.path.join(src, "examples")),
+    ("%src_root", src),
+    ("%{build_lib}", os.path.join(obj, "lib")),
+])

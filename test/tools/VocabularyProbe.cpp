@@ -1,0 +1,142 @@
+//===--- VocabularyProbe.cpp - prints what the vocabulary sees ------------===//
+//
+// A test-only clang-tidy plugin with one check, `probe-vocabulary`, that
+// reports every classification the shared vocabulary makes in the main file.
+// The lit tests under test/vocabulary pin those classifications against the
+// mock headers (and, in test/integration, the real LibTorch headers).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Vocabulary.h"
+#include "clang-tidy/ClangTidyCheck.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::ddp {
+namespace {
+
+class VocabularyProbeCheck : public ClangTidyCheck {
+public:
+  VocabularyProbeCheck(StringRef Name, ClangTidyContext *Context)
+      : ClangTidyCheck(Name, Context), Vocab(Options) {}
+
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
+    Vocab.storeOptions(Options, Opts);
+  }
+
+  void registerMatchers(MatchFinder *Finder) override {
+    Finder->addMatcher(callExpr(isExpansionInMainFile()).bind("call"), this);
+    Finder->addMatcher(
+        varDecl(isExpansionInMainFile(), unless(isImplicit())).bind("var"),
+        this);
+    Finder->addMatcher(fieldDecl(isExpansionInMainFile()).bind("var"), this);
+    Finder->addMatcher(cxxForRangeStmt(isExpansionInMainFile()).bind("for"),
+                       this);
+    Finder->addMatcher(memberExpr(isExpansionInMainFile()).bind("member"),
+                       this);
+    Finder->addMatcher(
+        cxxRecordDecl(isExpansionInMainFile(), isDefinition()).bind("record"),
+        this);
+  }
+
+  void check(const MatchFinder::MatchResult &Result) override {
+    if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call"))
+      probeCall(*Call);
+    if (const auto *Var = Result.Nodes.getNodeAs<DeclaratorDecl>("var"))
+      probeType(Var->getLocation(), *Var, Var->getType());
+    if (const auto *For = Result.Nodes.getNodeAs<CXXForRangeStmt>("for"))
+      if (const VarDecl *P = Vocabulary::parameterLoopVariable(*For))
+        diag(For->getBeginLoc(), "parameter loop over %0") << P;
+    if (const auto *Member = Result.Nodes.getNodeAs<MemberExpr>("member"))
+      if (Vocab.innerModuleAccessBase(Member) && isa<FieldDecl>(Member->getMemberDecl()))
+        diag(Member->getMemberLoc(), "inner module access");
+    if (const auto *Record = Result.Nodes.getNodeAs<CXXRecordDecl>("record"))
+      probeRecord(*Record);
+  }
+
+private:
+  void probeCall(const CallExpr &Call) {
+    SourceLocation Loc = Call.getExprLoc();
+    if (std::optional<CollectiveInfo> C = Vocab.classifyCollective(Call))
+      diag(Loc, "collective %0 (%1%2)")
+          << collectiveKindName(C->Kind) << collectiveApiName(C->Api)
+          << (C->Asynchronous ? ", asynchronous" : "");
+    if (Vocab.returnsRank(Call))
+      diag(Loc, "rank query");
+    if (const Expr *Out = Vocab.rankOutputArgument(Call))
+      diag(Out->getExprLoc(), "rank written here");
+    if (const Expr *Receiver = Vocab.forwardReceiver(Call)) {
+      const ValueDecl *D = handleDecl(Receiver);
+      diag(Loc, "forward pass on %0%1")
+          << (D ? D->getName() : "an expression")
+          << (Vocab.wrapperClassOfHandle(Receiver->getType()) ? " (wrapper)"
+                                                              : "");
+    }
+    if (auto P = Vocabulary::parameterCollection(Call))
+      diag(Loc, "%0 of %1")
+          << (*P == ParameterCollection::Parameters ? "parameters"
+                                                    : "named parameters")
+          << [&] {
+               const ValueDecl *D = handleDecl(
+                   cast<CXXMemberCallExpr>(Call).getImplicitObjectArgument());
+               return D ? D->getName() : StringRef("an expression");
+             }();
+    if (Vocabulary::isGradAccess(Call)) {
+      const auto &Member = cast<CXXMemberCallExpr>(Call);
+      const VarDecl *P =
+          Vocabulary::parameterTensorVariable(Member.getImplicitObjectArgument());
+      diag(Loc, "gradient of %0")
+          << (P ? P->getName() : StringRef("a tensor"));
+    }
+    if (Vocabulary::isWaitCall(Call))
+      diag(Loc, "wait");
+    if (isa<CXXMemberCallExpr>(Call) && Vocab.innerModuleAccessBase(&Call))
+      diag(Loc, "inner module access");
+    if (const Expr *Sampler = Vocabulary::copiedSamplerArgument(Call))
+      diag(Sampler->getExprLoc(), "sampler copied into the loader");
+    if (const CXXRecordDecl *S = Vocabulary::defaultConstructedSampler(Call))
+      diag(Loc, "loader default-constructs %0") << S;
+  }
+
+  void probeType(SourceLocation Loc, const NamedDecl &D, QualType T) {
+    if (const CXXRecordDecl *W = Vocab.wrapperClassOfHandle(T))
+      diag(Loc, "%0 is a wrapper handle (%1)") << &D << W;
+    else if (const CXXRecordDecl *M = Vocabulary::moduleClassOfHandle(T))
+      diag(Loc, "%0 is a module handle (%1)") << &D << M;
+    if (Vocabulary::isWorkType(T))
+      diag(Loc, "%0 holds pending work") << &D;
+    if (const CXXRecordDecl *S = Vocabulary::samplerOfLoaderType(T))
+      diag(Loc, "%0 is a data loader over %1%2")
+          << &D << S << (Vocab.isShufflingSampler(*S) ? " (shuffling)" : "");
+  }
+
+  void probeRecord(const CXXRecordDecl &RD) {
+    if (Vocab.isWrapperClass(RD))
+      diag(RD.getLocation(), "wrapper class %0") << &RD;
+    if (Vocabulary::isDistributedSampler(RD))
+      diag(RD.getLocation(), "distributed sampler %0%1")
+          << &RD << (Vocab.isShufflingSampler(RD) ? " (shuffling)" : "");
+    else if (Vocabulary::isModuleClass(RD))
+      diag(RD.getLocation(), "module class %0") << &RD;
+    if (Vocabulary::isProcessGroupClass(RD))
+      diag(RD.getLocation(), "process group class %0") << &RD;
+  }
+
+  const Vocabulary Vocab;
+};
+
+class ProbeModule : public ClangTidyModule {
+public:
+  void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<VocabularyProbeCheck>("probe-vocabulary");
+  }
+};
+
+static ClangTidyModuleRegistry::Add<ProbeModule>
+    Registration("ddplint-probe-module", "Test-only vocabulary probe.");
+
+} // namespace
+} // namespace clang::tidy::ddp
