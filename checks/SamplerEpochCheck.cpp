@@ -197,14 +197,6 @@ void LoaderFacts::collect(const FunctionDecl &Function, ASTContext &Context) {
 
 } // namespace
 
-SamplerEpochCheck::SamplerEpochCheck(llvm::StringRef Name,
-                                     ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context), Vocab(Options) {}
-
-void SamplerEpochCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  Vocab.storeOptions(Options, Opts);
-}
-
 void SamplerEpochCheck::registerMatchers(MatchFinder *Finder) {
   auto Factory = callee(functionDecl(matchers::isDataLoaderFactory()));
   Finder->addMatcher(

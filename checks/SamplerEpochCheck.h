@@ -12,26 +12,19 @@
 #ifndef DDPLINT_CHECKS_SAMPLEREPOCHCHECK_H
 #define DDPLINT_CHECKS_SAMPLEREPOCHCHECK_H
 
-#include "Vocabulary.h"
-#include "clang-tidy/ClangTidyCheck.h"
+#include "DdpCheck.h"
 
 namespace clang::tidy::ddp {
 
-class SamplerEpochCheck : public ClangTidyCheck {
+class SamplerEpochCheck : public DdpCheck {
 public:
-  SamplerEpochCheck(llvm::StringRef Name, ClangTidyContext *Context);
-  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  using DdpCheck::DdpCheck;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
 
 private:
   void checkDefaultConstructedSampler(const CallExpr &Factory);
   void checkLoaders(const FunctionDecl &Function, ASTContext &Context);
-
-  const Vocabulary Vocab;
 };
 
 } // namespace clang::tidy::ddp

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Analysis.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang-tidy/ClangTidyOptions.h"
@@ -171,8 +172,16 @@ loadCompilations(int &Argc, const char **Argv, bool &Failed) {
     return DB;
 
   if (!BuildPath.empty()) {
-    DB = tooling::CompilationDatabase::autoDetectFromDirectory(BuildPath,
-                                                               Error);
+    // A database right in the build directory must load; only when there is
+    // none are the parent directories searched, as clang tools do.
+    SmallString<256> Json(BuildPath);
+    sys::path::append(Json, "compile_commands.json");
+    if (sys::fs::exists(Json))
+      DB = tooling::JSONCompilationDatabase::loadFromFile(
+          Json, Error, tooling::JSONCommandLineSyntax::AutoDetect);
+    else
+      DB = tooling::CompilationDatabase::autoDetectFromDirectory(BuildPath,
+                                                                 Error);
     if (!DB) {
       WithColor::error(errs(), "ddplint")
           << "cannot use the compile database in '" << BuildPath
@@ -319,8 +328,7 @@ int main(int Argc, const char **Argv) {
   if (!Files.empty()) {
     ClangTidyContext Context(std::move(OptionsProvider));
     std::vector<ClangTidyError> All =
-        runClangTidy(Context, *Compilations, Files, BaseFS,
-                     /*ApplyAnyFix=*/false);
+        ddplint::analyse(Context, *Compilations, Files, BaseFS);
     for (ClangTidyError &E : All)
       (isCompileError(E) ? CompileErrors : Findings).push_back(std::move(E));
 

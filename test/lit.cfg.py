@@ -36,5 +36,6 @@ config.substitutions.extend([
     ("%torch_flags", torch),
     ("%examples", os.path.join(src, "examples")),
     ("%src_root", src),
+    ("%expect_exit", os.path.join(src, "test", "tools", "expect-exit")),
     ("%{build_lib}", os.path.join(obj, "lib")),
 ])

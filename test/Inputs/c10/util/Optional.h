@@ -1,8 +1,8 @@
 // ddplint mock of <c10/util/Optional.h> (LibTorch 1.13). In 1.13
 // c10::optional is its own class template (not an alias of std::optional);
-// the mock keeps that spelling and stores its value in a std::optional.
+// the mock keeps that spelling with a small union-based implementation.
 #pragma once
-#include <optional>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -15,58 +15,83 @@ constexpr nullopt_t nullopt{0};
 
 template <class T>
 class optional {
-  std::optional<T> v_;
+  union {
+    char dummy_;
+    T val_;
+  };
+  bool has_ = false;
 
   template <class U>
-  using not_self_t = std::enable_if_t<
-      !std::is_same<std::decay_t<U>, optional>::value &&
-      !std::is_same<std::decay_t<U>, nullopt_t>::value &&
-      std::is_constructible<T, U&&>::value>;
+  using not_self_t = std::enable_if_t<!std::is_same<std::decay_t<U>, optional>::value &&
+                                      !std::is_same<std::decay_t<U>, nullopt_t>::value &&
+                                      std::is_constructible<T, U&&>::value>;
 
  public:
   using value_type = T;
 
-  constexpr optional() noexcept = default;
-  constexpr optional(nullopt_t) noexcept {}
-  optional(const optional&) = default;
-  optional(optional&&) = default;
+  optional() noexcept : dummy_() {}
+  optional(nullopt_t) noexcept : dummy_() {}
+  optional(const optional& o) : dummy_(), has_(o.has_) {
+    if (has_) ::new (static_cast<void*>(&val_)) T(o.val_);
+  }
+  optional(optional&& o) : dummy_(), has_(o.has_) {
+    if (has_) ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
+  }
   template <class U = T, class = not_self_t<U>>
-  constexpr optional(U&& v) : v_(std::forward<U>(v)) {}
+  optional(U&& v) : val_(std::forward<U>(v)), has_(true) {}
   template <class U, class = std::enable_if_t<std::is_constructible<T, const U&>::value>>
-  optional(const optional<U>& o) {
-    if (o) v_.emplace(*o);
+  optional(const optional<U>& o) : dummy_(), has_(bool(o)) {
+    if (has_) ::new (static_cast<void*>(&val_)) T(*o);
+  }
+  ~optional() {
+    if (has_) val_.~T();
   }
 
-  optional& operator=(const optional&) = default;
-  optional& operator=(optional&&) = default;
+  optional& operator=(const optional& o) {
+    reset();
+    if (o.has_) emplace(o.val_);
+    return *this;
+  }
+  optional& operator=(optional&& o) {
+    reset();
+    if (o.has_) emplace(std::move(o.val_));
+    return *this;
+  }
   optional& operator=(nullopt_t) noexcept {
-    v_.reset();
+    reset();
     return *this;
   }
   template <class U = T, class = not_self_t<U>>
   optional& operator=(U&& v) {
-    v_ = std::forward<U>(v);
+    reset();
+    emplace(std::forward<U>(v));
     return *this;
   }
 
-  constexpr bool has_value() const noexcept { return v_.has_value(); }
-  constexpr explicit operator bool() const noexcept { return v_.has_value(); }
-  T& value() & { return *v_; }
-  const T& value() const& { return *v_; }
-  T&& value() && { return std::move(*v_); }
-  T& operator*() & { return *v_; }
-  const T& operator*() const& { return *v_; }
-  T&& operator*() && { return std::move(*v_); }
-  T* operator->() { return &*v_; }
-  const T* operator->() const { return &*v_; }
+  constexpr bool has_value() const noexcept { return has_; }
+  constexpr explicit operator bool() const noexcept { return has_; }
+  T& value() & { return val_; }
+  const T& value() const& { return val_; }
+  T&& value() && { return std::move(val_); }
+  T& operator*() & { return val_; }
+  const T& operator*() const& { return val_; }
+  T&& operator*() && { return std::move(val_); }
+  T* operator->() { return &val_; }
+  const T* operator->() const { return &val_; }
   template <class U>
   T value_or(U&& d) const& {
-    return v_ ? *v_ : static_cast<T>(std::forward<U>(d));
+    return has_ ? val_ : static_cast<T>(std::forward<U>(d));
   }
-  void reset() noexcept { v_.reset(); }
+  void reset() noexcept {
+    if (has_) val_.~T();
+    has_ = false;
+  }
   template <class... Args>
   T& emplace(Args&&... args) {
-    return v_.emplace(std::forward<Args>(args)...);
+    reset();
+    ::new (static_cast<void*>(&val_)) T(std::forward<Args>(args)...);
+    has_ = true;
+    return val_;
   }
 };
 

@@ -1,0 +1,134 @@
+//===--- Analysis.cpp - running the checks over translation units ---------===//
+
+#include "Analysis.h"
+
+#include "clang-tidy/ClangTidy.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/MultiplexConsumer.h"
+#include "clang/Lex/PreprocessorOptions.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/Tooling.h"
+
+using namespace clang;
+using namespace clang::tidy;
+
+namespace ddplint {
+namespace {
+
+/// Forwards to clang-tidy's consumer, but first narrows the AST traversal to
+/// the declarations that are not in system headers.
+class UserCodeConsumer : public MultiplexConsumer {
+public:
+  explicit UserCodeConsumer(std::unique_ptr<ASTConsumer> Checks)
+      : MultiplexConsumer(wrap(std::move(Checks))) {}
+
+  void HandleTranslationUnit(ASTContext &Context) override {
+    const SourceManager &SM = Context.getSourceManager();
+    std::vector<Decl *> Scope;
+    for (Decl *D : Context.getTranslationUnitDecl()->decls()) {
+      SourceLocation Loc = D->getLocation();
+      if (Loc.isInvalid() || !SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
+        Scope.push_back(D);
+    }
+    Context.setTraversalScope(Scope);
+    MultiplexConsumer::HandleTranslationUnit(Context);
+  }
+
+private:
+  static std::vector<std::unique_ptr<ASTConsumer>>
+  wrap(std::unique_ptr<ASTConsumer> C) {
+    std::vector<std::unique_ptr<ASTConsumer>> V;
+    V.push_back(std::move(C));
+    return V;
+  }
+};
+
+class CheckAction : public ASTFrontendAction {
+public:
+  explicit CheckAction(ClangTidyASTConsumerFactory &Factory)
+      : Factory(Factory) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &Compiler,
+                                                 StringRef File) override {
+    return std::make_unique<UserCodeConsumer>(
+        Factory.createASTConsumer(Compiler, File));
+  }
+
+private:
+  ClangTidyASTConsumerFactory &Factory;
+};
+
+class CheckActionFactory : public tooling::FrontendActionFactory {
+public:
+  CheckActionFactory(ClangTidyContext &Context,
+                     IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS)
+      : Factory(Context, std::move(BaseFS)) {}
+
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<CheckAction>(Factory);
+  }
+
+  bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation,
+                     FileManager *Files,
+                     std::shared_ptr<PCHContainerOperations> PCHContainerOps,
+                     DiagnosticConsumer *DiagConsumer) override {
+    // Code may test __clang_analyzer__ to hide itself from linters, as it
+    // does under clang-tidy.
+    Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
+    // The findings are printed by the driver; no "N warnings generated.".
+    Invocation->getDiagnosticOpts().ShowCarets = false;
+    return FrontendActionFactory::runInvocation(Invocation, Files,
+                                                PCHContainerOps, DiagConsumer);
+  }
+
+private:
+  ClangTidyASTConsumerFactory Factory;
+};
+
+} // namespace
+
+std::vector<ClangTidyError>
+analyse(ClangTidyContext &Context,
+        const tooling::CompilationDatabase &Compilations,
+        llvm::ArrayRef<std::string> Files,
+        IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS) {
+  tooling::ClangTool Tool(Compilations, Files,
+                          std::make_shared<PCHContainerOperations>(), BaseFS);
+  // ExtraArgs / ExtraArgsBefore from .clang-tidy files, as in clang-tidy.
+  Tool.appendArgumentsAdjuster(
+      [&Context](const tooling::CommandLineArguments &Args,
+                 StringRef Filename) {
+        ClangTidyOptions Opts = Context.getOptionsForFile(Filename);
+        tooling::CommandLineArguments Adjusted = Args;
+        if (Opts.ExtraArgsBefore) {
+          auto I = Adjusted.begin();
+          if (I != Adjusted.end() && !StringRef(*I).startswith("-"))
+            ++I; // after the compiler's name
+          Adjusted.insert(I, Opts.ExtraArgsBefore->begin(),
+                          Opts.ExtraArgsBefore->end());
+        }
+        if (Opts.ExtraArgs)
+          Adjusted.insert(Adjusted.end(), Opts.ExtraArgs->begin(),
+                          Opts.ExtraArgs->end());
+        return Adjusted;
+      });
+  Tool.appendArgumentsAdjuster(tooling::getStripPluginsAdjuster());
+
+  ClangTidyDiagnosticConsumer DiagConsumer(Context, nullptr,
+                                           /*RemoveIncompatibleErrors=*/true,
+                                           /*GetFixesFromNotes=*/false);
+  DiagnosticsEngine Diags(new DiagnosticIDs(), new DiagnosticOptions(),
+                          &DiagConsumer, /*ShouldOwnClient=*/false);
+  Context.setDiagnosticsEngine(&Diags);
+  Tool.setDiagnosticConsumer(&DiagConsumer);
+  Tool.setPrintErrorMessage(false);
+
+  CheckActionFactory Factory(Context, std::move(BaseFS));
+  Tool.run(&Factory);
+  return DiagConsumer.take();
+}
+
+} // namespace ddplint

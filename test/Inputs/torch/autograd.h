@@ -1,0 +1,3 @@
+// ddplint mock of <torch/autograd.h> (LibTorch 1.13).
+#pragma once
+#include <torch/csrc/autograd/autograd.h>
