@@ -498,6 +498,11 @@ bool Vocabulary::isProcessGroupClass(const CXXRecordDecl &RD) {
          isSameOrDerivedFrom(RD, "c10d::Backend");
 }
 
+const CXXRecordDecl *Vocabulary::processGroupOfHandle(QualType T) {
+  const CXXRecordDecl *RD = pointeeRecord(T);
+  return RD && isProcessGroupClass(*RD) ? RD : nullptr;
+}
+
 std::optional<CollectiveInfo>
 Vocabulary::classifyCollective(const CallExpr &Call) const {
   const FunctionDecl *FD = Call.getDirectCallee();

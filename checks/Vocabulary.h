@@ -119,6 +119,9 @@ public:
   static bool isWaitCall(const CallExpr &Call);
   /// c10d process groups and backends (1.x `ProcessGroup`, 2.x `Backend`).
   static bool isProcessGroupClass(const CXXRecordDecl &RD);
+  /// The process-group class behind a handle (object, reference, pointer,
+  /// `c10::intrusive_ptr`, `std::shared_ptr`), or null.
+  static const CXXRecordDecl *processGroupOfHandle(QualType T);
 
   // --- Rank sources -----------------------------------------------------
   /// A call whose value is the rank (`pg->getRank()`,

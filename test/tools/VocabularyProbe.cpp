@@ -102,10 +102,14 @@ private:
   }
 
   void probeType(SourceLocation Loc, const NamedDecl &D, QualType T) {
+    if (!D.getDeclName().isIdentifier() || D.getName().empty())
+      return; // parameters of implicit members
     if (const CXXRecordDecl *W = Vocab.wrapperClassOfHandle(T))
       diag(Loc, "%0 is a wrapper handle (%1)") << &D << W;
     else if (const CXXRecordDecl *M = Vocabulary::moduleClassOfHandle(T))
       diag(Loc, "%0 is a module handle (%1)") << &D << M;
+    if (Vocabulary::processGroupOfHandle(T))
+      diag(Loc, "%0 is a c10d process group") << &D;
     if (Vocabulary::isWorkType(T))
       diag(Loc, "%0 holds pending work") << &D;
     if (const CXXRecordDecl *S = Vocabulary::samplerOfLoaderType(T))

@@ -93,11 +93,7 @@ class Dataset : public BatchDataset<Self, std::vector<SingleExample>> {
  public:
   using ExampleType = SingleExample;
   virtual ExampleType get(size_t index) = 0;
-  std::vector<ExampleType> get_batch(ArrayRef<size_t> indices) override {
-    std::vector<ExampleType> batch;
-    for (const auto i : indices) batch.push_back(get(i));
-    return batch;
-  }
+  std::vector<ExampleType> get_batch(ArrayRef<size_t> indices) override;
 };
 
 template <typename Self, typename Batch = std::vector<Example<>>>

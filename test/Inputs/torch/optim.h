@@ -29,9 +29,7 @@ class TORCH_API OptimizerParamState {
 
 template <typename Derived>
 class OptimizerCloneableParamState : public OptimizerParamState {
-  std::unique_ptr<OptimizerParamState> clone() const override {
-    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
-  }
+  std::unique_ptr<OptimizerParamState> clone() const override;
 };
 
 class TORCH_API OptimizerOptions {
@@ -47,19 +45,14 @@ class TORCH_API OptimizerOptions {
 template <typename Derived>
 class OptimizerCloneableOptions : public OptimizerOptions {
  private:
-  std::unique_ptr<OptimizerOptions> clone() const override {
-    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
-  }
+  std::unique_ptr<OptimizerOptions> clone() const override;
 };
 
 class TORCH_API OptimizerParamGroup {
  public:
-  OptimizerParamGroup(const OptimizerParamGroup& param_group)
-      : params_(param_group.params()),
-        options_(param_group.has_options() ? param_group.options().clone() : nullptr) {}
-  OptimizerParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}
-  OptimizerParamGroup(std::vector<Tensor> params, std::unique_ptr<OptimizerOptions> options)
-      : params_(std::move(params)), options_(std::move(options)) {}
+  OptimizerParamGroup(const OptimizerParamGroup& param_group);
+  OptimizerParamGroup(std::vector<Tensor> params);
+  OptimizerParamGroup(std::vector<Tensor> params, std::unique_ptr<OptimizerOptions> options);
   bool has_options() const;
   OptimizerOptions& options();
   const OptimizerOptions& options() const;
@@ -77,14 +70,10 @@ class TORCH_API Optimizer {
   Optimizer(const Optimizer& optimizer) = delete;
   Optimizer(Optimizer&& optimizer) = default;
   explicit Optimizer(std::vector<OptimizerParamGroup> param_groups,
-                     std::unique_ptr<OptimizerOptions> defaults)
-      : defaults_(std::move(defaults)) {
-    for (const auto& param_group : param_groups) add_param_group(param_group);
-  }
-  explicit Optimizer(std::vector<Tensor> parameters, std::unique_ptr<OptimizerOptions> defaults)
-      : Optimizer({std::move(OptimizerParamGroup(parameters))}, std::move(defaults)) {}
+                     std::unique_ptr<OptimizerOptions> defaults);
+  explicit Optimizer(std::vector<Tensor> parameters, std::unique_ptr<OptimizerOptions> defaults);
   void add_param_group(const OptimizerParamGroup& param_group);
-  virtual ~Optimizer() = default;
+  virtual ~Optimizer();
 
   using LossClosure = std::function<Tensor()>;
   virtual Tensor step(LossClosure closure = nullptr) = 0;
@@ -120,17 +109,15 @@ struct TORCH_API SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
  public:
   void serialize(torch::serialize::InputArchive& archive) override;
   void serialize(torch::serialize::OutputArchive& archive) const override;
-  ~SGDOptions() override = default;
+  ~SGDOptions() override;
   double get_lr() const override;
   void set_lr(const double lr) override;
 };
 
 class TORCH_API SGD : public Optimizer {
  public:
-  explicit SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults)
-      : Optimizer(std::move(param_groups), std::make_unique<SGDOptions>(defaults)) {}
-  explicit SGD(std::vector<Tensor> params, SGDOptions defaults)
-      : SGD({std::move(OptimizerParamGroup(params))}, defaults) {}
+  explicit SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults);
+  explicit SGD(std::vector<Tensor> params, SGDOptions defaults);
   torch::Tensor step(LossClosure closure = nullptr) override;
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -148,17 +135,15 @@ struct TORCH_API AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
  public:
   void serialize(torch::serialize::InputArchive& archive) override;
   void serialize(torch::serialize::OutputArchive& archive) const override;
-  ~AdamOptions() override = default;
+  ~AdamOptions() override;
   double get_lr() const override;
   void set_lr(const double lr) override;
 };
 
 class TORCH_API Adam : public Optimizer {
  public:
-  explicit Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults = {})
-      : Optimizer(std::move(param_groups), std::make_unique<AdamOptions>(defaults)) {}
-  explicit Adam(std::vector<Tensor> params, AdamOptions defaults = {})
-      : Adam({std::move(OptimizerParamGroup(params))}, defaults) {}
+  explicit Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults = {});
+  explicit Adam(std::vector<Tensor> params, AdamOptions defaults = {});
   torch::Tensor step(LossClosure closure = nullptr) override;
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;
@@ -176,17 +161,15 @@ struct TORCH_API AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
  public:
   void serialize(torch::serialize::InputArchive& archive) override;
   void serialize(torch::serialize::OutputArchive& archive) const override;
-  ~AdamWOptions() override = default;
+  ~AdamWOptions() override;
   double get_lr() const override;
   void set_lr(const double lr) override;
 };
 
 class TORCH_API AdamW : public Optimizer {
  public:
-  explicit AdamW(std::vector<OptimizerParamGroup> param_groups, AdamWOptions defaults = {})
-      : Optimizer(std::move(param_groups), std::make_unique<AdamWOptions>(defaults)) {}
-  explicit AdamW(std::vector<Tensor> params, AdamWOptions defaults = {})
-      : AdamW({std::move(OptimizerParamGroup(params))}, defaults) {}
+  explicit AdamW(std::vector<OptimizerParamGroup> param_groups, AdamWOptions defaults = {});
+  explicit AdamW(std::vector<Tensor> params, AdamWOptions defaults = {});
   torch::Tensor step(LossClosure closure = nullptr) override;
   void save(serialize::OutputArchive& archive) const override;
   void load(serialize::InputArchive& archive) override;

@@ -28,7 +28,7 @@ class TORCH_API Module : public std::enable_shared_from_this<Module> {
 
   explicit Module(std::string name);
   Module();
-  virtual ~Module() = default;
+  virtual ~Module();
 
   const std::string& name() const noexcept;
   virtual std::shared_ptr<Module> clone(const optional<Device>& device = nullopt) const;
@@ -95,9 +95,6 @@ class TORCH_API Module : public std::enable_shared_from_this<Module> {
   template <typename Derived>
   friend class Cloneable;
   virtual void clone_(Module& other, const optional<Device>& device);
-  OrderedDict<std::string, Tensor> buffers_;
-  OrderedDict<std::string, std::shared_ptr<Module>> children_;
-  mutable optional<std::string> name_;
   bool is_training_{true};
 };
 
@@ -126,8 +123,7 @@ const ModuleType* Module::as() const noexcept {
 template <typename ModuleType>
 std::shared_ptr<ModuleType> Module::register_module(std::string name,
                                                     std::shared_ptr<ModuleType> module) {
-  auto& base_module = children_.insert(std::move(name), std::move(module));
-  return std::dynamic_pointer_cast<ModuleType>(base_module);
+  return module;
 }
 template <typename ModuleType>
 std::shared_ptr<ModuleType> Module::register_module(std::string name,
@@ -137,8 +133,7 @@ std::shared_ptr<ModuleType> Module::register_module(std::string name,
 template <typename ModuleType>
 std::shared_ptr<ModuleType> Module::replace_module(const std::string& name,
                                                    std::shared_ptr<ModuleType> module) {
-  auto& base_module = (children_[name] = std::move(module));
-  return std::dynamic_pointer_cast<ModuleType>(base_module);
+  return module;
 }
 template <typename ModuleType>
 std::shared_ptr<ModuleType> Module::replace_module(const std::string& name,

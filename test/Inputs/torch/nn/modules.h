@@ -222,10 +222,7 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   void push_back(AnyModule any_module) {
     push_back(std::to_string(modules_.size()), std::move(any_module));
   }
-  void push_back(std::string name, AnyModule any_module) {
-    modules_.push_back(std::move(any_module));
-    register_module(std::move(name), modules_.back().ptr());
-  }
+  void push_back(std::string name, AnyModule any_module);
 
   Iterator begin() { return modules_.begin(); }
   ConstIterator begin() const { return modules_.begin(); }

@@ -58,14 +58,10 @@ class ModuleHolder : torch::detail::ModuleHolderIndicator {
  private:
   template <typename T = Contained,
             typename = torch::enable_if_t<std::is_default_constructible<T>::value>>
-  std::shared_ptr<Contained> default_construct() {
-    return std::make_shared<Contained>();
-  }
+  std::shared_ptr<Contained> default_construct();
   template <typename T = Contained>
   torch::disable_if_t<std::is_default_constructible<T>::value, std::shared_ptr<Contained>>
-  default_construct() {
-    return nullptr;
-  }
+  default_construct();
 };
 
 template <typename ModuleType>
