@@ -344,9 +344,15 @@ int main(int Argc, const char **Argv) {
           << (CompileErrors.size() == 1 ? "" : "s")
           << "; the checks ran on everything clang could build, findings "
              "that depend on the broken code may be missing:\n";
-      for (const ClangTidyError &E : CompileErrors)
-        errs() << describeLocation(E.Message) << "error: "
-               << E.Message.Message << "\n";
+      // A unit whose main header is missing can produce thousands of
+      // errors; the first ones say what is wrong.
+      constexpr size_t Shown = 20;
+      for (size_t I = 0; I < CompileErrors.size() && I < Shown; ++I)
+        errs() << describeLocation(CompileErrors[I].Message) << "error: "
+               << CompileErrors[I].Message.Message << "\n";
+      if (CompileErrors.size() > Shown)
+        errs() << "... and " << CompileErrors.size() - Shown
+               << " more compile errors\n";
     }
   }
 
