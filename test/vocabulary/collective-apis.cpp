@@ -1,7 +1,7 @@
 // Collectives and rank sources outside c10d: MPI, NCCL, boost::mpi, and a
 // framework communicator named in CollectiveFunctions / RankFunctions.
 //
-// RUN: %probe %s -config="{CheckOptions: {CollectiveFunctions: '::fw::Communicator::sum;::fw::Communicator::share=broadcast', RankFunctions: '::fw::Communicator::index;MPI_Comm_rank@1'}}" \
+// RUN: %probe %s -config="{CheckOptions: {CollectiveFunctions: '::fw::Communicator::sum;::fw::Communicator::share=broadcast', RankFunctions: '::boost::mpi::communicator::rank;MPI_Comm_rank@1;ncclCommUserRank@1;::fw::Communicator::index'}}" \
 // RUN:   -- %mock_flags 2>/dev/null | FileCheck %s -implicit-check-not='warning:'
 // Without the options, the framework's calls are nothing special:
 // RUN: %probe %s -- %mock_flags 2>/dev/null | FileCheck %s -check-prefix=DEFAULT -implicit-check-not='warning:'

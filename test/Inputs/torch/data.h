@@ -93,7 +93,7 @@ class Dataset : public BatchDataset<Self, std::vector<SingleExample>> {
  public:
   using ExampleType = SingleExample;
   virtual ExampleType get(size_t index) = 0;
-  std::vector<ExampleType> get_batch(ArrayRef<size_t> indices) override;
+  std::vector<ExampleType> get_batch(ArrayRef<size_t> indices) override { return {}; }
 };
 
 template <typename Self, typename Batch = std::vector<Example<>>>

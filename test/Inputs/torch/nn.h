@@ -6,5 +6,4 @@
 #include <torch/nn/module.h>
 #include <torch/nn/modules.h>
 #include <torch/nn/options.h>
-#include <torch/nn/parallel/data_parallel.h>
 #include <torch/nn/pimpl.h>

@@ -29,7 +29,7 @@ class TORCH_API OptimizerParamState {
 
 template <typename Derived>
 class OptimizerCloneableParamState : public OptimizerParamState {
-  std::unique_ptr<OptimizerParamState> clone() const override;
+  std::unique_ptr<OptimizerParamState> clone() const override { return nullptr; }
 };
 
 class TORCH_API OptimizerOptions {
@@ -45,7 +45,7 @@ class TORCH_API OptimizerOptions {
 template <typename Derived>
 class OptimizerCloneableOptions : public OptimizerOptions {
  private:
-  std::unique_ptr<OptimizerOptions> clone() const override;
+  std::unique_ptr<OptimizerOptions> clone() const override { return nullptr; }
 };
 
 class TORCH_API OptimizerParamGroup {

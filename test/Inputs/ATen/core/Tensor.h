@@ -19,12 +19,17 @@
 #include <c10/core/TensorOptions.h>
 #include <c10/util/ArrayRef.h>
 #include <c10/util/Optional.h>
+#include <c10/util/intrusive_ptr.h>
 
 namespace torch {
 namespace autograd {
 struct Node;
 } // namespace autograd
 } // namespace torch
+
+namespace c10 {
+struct C10_API TensorImpl : public c10::intrusive_ptr_target {};
+} // namespace c10
 
 namespace at {
 
@@ -105,13 +110,18 @@ class TORCH_API TensorBase {
   using hook_return_var_t =
       std::enable_if_t<std::is_same<std::invoke_result_t<T&, TensorBase>, TensorBase>::value, unsigned>;
   template <typename T>
-  hook_return_void_t<T> register_hook(T&& hook) const;
+  hook_return_void_t<T> register_hook(T&& hook) const {
+    return 0;
+  }
   template <typename T>
-  hook_return_var_t<T> register_hook(T&& hook) const;
+  hook_return_var_t<T> register_hook(T&& hook) const {
+    return 0;
+  }
   void remove_hook(unsigned pos) const;
 
  protected:
   unsigned _register_hook(std::function<TensorBase(const TensorBase&)> hook) const;
+  c10::intrusive_ptr<TensorImpl> impl_;
 };
 
 class TORCH_API Tensor : public TensorBase {
@@ -275,9 +285,13 @@ class TORCH_API Tensor : public TensorBase {
   using hook_return_var_t =
       std::enable_if_t<std::is_same<std::invoke_result_t<T&, Tensor>, Tensor>::value, unsigned>;
   template <typename T>
-  hook_return_void_t<T> register_hook(T&& hook) const;
+  hook_return_void_t<T> register_hook(T&& hook) const {
+    return 0;
+  }
   template <typename T>
-  hook_return_var_t<T> register_hook(T&& hook) const;
+  hook_return_var_t<T> register_hook(T&& hook) const {
+    return 0;
+  }
 
   Tensor data() const { return TensorBase::data(); }
   void _backward(TensorList inputs, const c10::optional<Tensor>& gradient,

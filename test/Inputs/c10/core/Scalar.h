@@ -12,6 +12,19 @@ namespace c10 {
 class C10_API Scalar {
  public:
   Scalar() : Scalar(int64_t(0)) {}
+  ~Scalar() {}
+  Scalar(Scalar&& rhs) noexcept : d_(rhs.d_), integral_(rhs.integral_) {}
+  Scalar(const Scalar& rhs) : d_(rhs.d_), integral_(rhs.integral_) {}
+  Scalar& operator=(Scalar&& other) noexcept {
+    d_ = other.d_;
+    integral_ = other.integral_;
+    return *this;
+  }
+  Scalar& operator=(const Scalar& other) {
+    d_ = other.d_;
+    integral_ = other.integral_;
+    return *this;
+  }
   Scalar(uint8_t vv) : d_(vv), integral_(true) {}
   Scalar(int8_t vv) : d_(vv), integral_(true) {}
   Scalar(int16_t vv) : d_(vv), integral_(true) {}

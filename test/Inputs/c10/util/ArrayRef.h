@@ -41,21 +41,38 @@ class ArrayRef final {
   ArrayRef<T> slice(std::size_t n, std::size_t m) const { return {data_ + n, m}; }
   ArrayRef<T> slice(std::size_t n) const { return {data_ + n, length_ - n}; }
   std::vector<T> vec() const { return std::vector<T>(data_, data_ + length_); }
-  bool equals(ArrayRef rhs) const;
+  bool equals(ArrayRef rhs) const {
+    if (length_ != rhs.length_) return false;
+    for (std::size_t i = 0; i < length_; ++i)
+      if (!(data_[i] == rhs.data_[i])) return false;
+    return true;
+  }
 };
 
 template <typename T>
-bool operator==(ArrayRef<T> a1, ArrayRef<T> a2);
+bool operator==(ArrayRef<T> a1, ArrayRef<T> a2) {
+  return a1.equals(a2);
+}
 template <typename T>
-bool operator!=(ArrayRef<T> a1, ArrayRef<T> a2);
+bool operator!=(ArrayRef<T> a1, ArrayRef<T> a2) {
+  return !a1.equals(a2);
+}
 template <typename T>
-bool operator==(const std::vector<T>& a1, ArrayRef<T> a2);
+bool operator==(const std::vector<T>& a1, ArrayRef<T> a2) {
+  return ArrayRef<T>(a1).equals(a2);
+}
 template <typename T>
-bool operator!=(const std::vector<T>& a1, ArrayRef<T> a2);
+bool operator!=(const std::vector<T>& a1, ArrayRef<T> a2) {
+  return !ArrayRef<T>(a1).equals(a2);
+}
 template <typename T>
-bool operator==(ArrayRef<T> a1, const std::vector<T>& a2);
+bool operator==(ArrayRef<T> a1, const std::vector<T>& a2) {
+  return a1.equals(ArrayRef<T>(a2));
+}
 template <typename T>
-bool operator!=(ArrayRef<T> a1, const std::vector<T>& a2);
+bool operator!=(ArrayRef<T> a1, const std::vector<T>& a2) {
+  return !a1.equals(ArrayRef<T>(a2));
+}
 
 using IntArrayRef = ArrayRef<int64_t>;
 

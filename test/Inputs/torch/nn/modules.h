@@ -141,7 +141,9 @@ class AnyModule {
   template <typename ModuleType>
   explicit AnyModule(const ModuleHolder<ModuleType>& module_holder) : ptr_(module_holder.ptr()) {}
   template <typename... ArgumentTypes>
-  Tensor forward(ArgumentTypes&&... arguments);
+  Tensor forward(ArgumentTypes&&... arguments) {
+    return Tensor();
+  }
   std::shared_ptr<Module> ptr() const { return ptr_; }
   template <typename T>
   std::shared_ptr<T> ptr() const {

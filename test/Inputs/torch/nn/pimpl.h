@@ -58,14 +58,20 @@ class ModuleHolder : torch::detail::ModuleHolderIndicator {
  private:
   template <typename T = Contained,
             typename = torch::enable_if_t<std::is_default_constructible<T>::value>>
-  std::shared_ptr<Contained> default_construct();
+  std::shared_ptr<Contained> default_construct() {
+    return nullptr;
+  }
   template <typename T = Contained>
   torch::disable_if_t<std::is_default_constructible<T>::value, std::shared_ptr<Contained>>
-  default_construct();
+  default_construct() {
+    return nullptr;
+  }
 };
 
 template <typename ModuleType>
-std::ostream& operator<<(std::ostream& stream, const nn::ModuleHolder<ModuleType>& module);
+std::ostream& operator<<(std::ostream& stream, const nn::ModuleHolder<ModuleType>& module) {
+  return stream;
+}
 template <typename ModuleType>
 serialize::OutputArchive& operator<<(serialize::OutputArchive& archive,
                                      const nn::ModuleHolder<ModuleType>& module) {

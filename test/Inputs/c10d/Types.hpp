@@ -1,0 +1,3 @@
+// ddplint mock: pre-1.9 include path <c10d/Types.hpp> (torch/lib/c10d).
+#pragma once
+#include <torch/csrc/distributed/c10d/Types.hpp>
