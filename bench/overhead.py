@@ -4,6 +4,7 @@
 Times, in one run and interleaved so machine noise hits every command alike:
   * clang++-16 -fsyntax-only on the unit (the parse alone),
   * build/bin/ddplint with every ddp check on the same unit and flags,
+  * clang-tidy-16 loading the plugin with the same checks,
   * clang-tidy-16 with three stock checks, for reference,
 and prints the median of each and its ratio to the parse.
 
@@ -59,6 +60,10 @@ def main():
     commands = {
         "clang++-16 -fsyntax-only": ["clang++-16", "-fsyntax-only", *flags, unit],
         "ddplint (all ddp checks)": [ddplint, "--quiet", unit, "--", *flags],
+        "clang-tidy-16 + ddplint plugin": [
+            "clang-tidy-16", "--quiet", "-load",
+            os.path.join(ROOT, "build", "lib", "ddplint-plugin.so"),
+            "-checks=-*,ddp-*", unit, "--", *flags],
         "clang-tidy-16 (3 stock checks)": [
             "clang-tidy-16", "--quiet",
             "-checks=-*,bugprone-use-after-move,bugprone-unused-return-value,"

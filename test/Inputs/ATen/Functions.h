@@ -37,7 +37,7 @@ at::Tensor scalar_tensor(const at::Scalar& s, at::TensorOptions options = {});
 
 // Shape / joining.
 at::Tensor stack(at::TensorList tensors, int64_t dim = 0);
-at::Tensor cat(at::TensorList tensors, int64_t dim = 0);
+at::Tensor cat(const at::ITensorListRef& tensors, int64_t dim = 0);
 std::vector<at::Tensor> split(const at::Tensor& self, int64_t split_size, int64_t dim = 0);
 std::vector<at::Tensor> chunk(const at::Tensor& self, int64_t chunks, int64_t dim = 0);
 at::Tensor flatten(const at::Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);

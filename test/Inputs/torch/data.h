@@ -453,7 +453,8 @@ struct ValidIterator : public IteratorImpl<Batch> {
 template <typename Batch>
 struct SentinelIterator : public IteratorImpl<Batch> {
   void next() override {}
-  Batch& get() override { return *static_cast<Batch*>(nullptr); }
+  Batch& get() override { return batch_; }
+  Batch batch_;
   bool operator==(const IteratorImpl<Batch>& other) const override { return false; }
 };
 } // namespace detail

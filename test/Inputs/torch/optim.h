@@ -1,6 +1,7 @@
 // ddplint mock of <torch/optim.h> (LibTorch 1.13): Optimizer base (step
 // takes an optional LossClosure), SGD, Adam, AdamW, and the StepLR scheduler.
-// Optimizer::state() (a ska::flat_hash_map) is not mocked.
+// Optimizer::state() (a ska::flat_hash_map) and the *ParamState classes are
+// not mocked.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -18,19 +19,6 @@ namespace torch {
 using at::Tensor;
 
 namespace optim {
-
-class TORCH_API OptimizerParamState {
- public:
-  virtual std::unique_ptr<OptimizerParamState> clone() const;
-  virtual void serialize(torch::serialize::InputArchive& archive);
-  virtual void serialize(torch::serialize::OutputArchive& archive) const;
-  virtual ~OptimizerParamState() = default;
-};
-
-template <typename Derived>
-class OptimizerCloneableParamState : public OptimizerParamState {
-  std::unique_ptr<OptimizerParamState> clone() const override { return nullptr; }
-};
 
 class TORCH_API OptimizerOptions {
  public:

@@ -58,6 +58,9 @@ struct TensorDataContainer {
   TensorDataContainer(const std::vector<bool>& values);
   TensorDataContainer(std::initializer_list<TensorDataContainer> init_list);
   TensorDataContainer(const at::Tensor& tensor);
+
+ private:
+  at::Tensor tensor_;
 };
 } // namespace detail
 

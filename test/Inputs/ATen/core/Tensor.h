@@ -31,6 +31,28 @@ namespace c10 {
 struct C10_API TensorImpl : public c10::intrusive_ptr_target {};
 } // namespace c10
 
+namespace c10 {
+// <ATen/core/IListRef.h>: a list view accepting a braced list, a vector or
+// an ArrayRef (what at::cat takes in 1.13).
+template <typename T>
+class IListRef {
+ public:
+  IListRef() = default;
+  IListRef(const T& one);
+  IListRef(c10::ArrayRef<T> list);
+  template <typename A>
+  IListRef(const std::vector<T, A>& v);
+  IListRef(const std::initializer_list<T>& list);
+  ~IListRef() {}
+  size_t size() const;
+  bool empty() const;
+  std::vector<T> vec() const;
+
+ private:
+  c10::ArrayRef<T> list_;
+};
+} // namespace c10
+
 namespace at {
 
 class Tensor;
@@ -39,6 +61,7 @@ struct TORCH_API Generator {
   Generator() = default;
 };
 using TensorList = c10::ArrayRef<Tensor>;
+using ITensorListRef = c10::IListRef<Tensor>;
 using IntArrayRef = c10::ArrayRef<int64_t>;
 using OptionalIntArrayRef = c10::optional<c10::ArrayRef<int64_t>>;
 
@@ -110,13 +133,9 @@ class TORCH_API TensorBase {
   using hook_return_var_t =
       std::enable_if_t<std::is_same<std::invoke_result_t<T&, TensorBase>, TensorBase>::value, unsigned>;
   template <typename T>
-  hook_return_void_t<T> register_hook(T&& hook) const {
-    return 0;
-  }
+  hook_return_void_t<T> register_hook(T&& hook) const;
   template <typename T>
-  hook_return_var_t<T> register_hook(T&& hook) const {
-    return 0;
-  }
+  hook_return_var_t<T> register_hook(T&& hook) const;
   void remove_hook(unsigned pos) const;
 
  protected:
@@ -285,13 +304,9 @@ class TORCH_API Tensor : public TensorBase {
   using hook_return_var_t =
       std::enable_if_t<std::is_same<std::invoke_result_t<T&, Tensor>, Tensor>::value, unsigned>;
   template <typename T>
-  hook_return_void_t<T> register_hook(T&& hook) const {
-    return 0;
-  }
+  hook_return_void_t<T> register_hook(T&& hook) const;
   template <typename T>
-  hook_return_var_t<T> register_hook(T&& hook) const {
-    return 0;
-  }
+  hook_return_var_t<T> register_hook(T&& hook) const;
 
   Tensor data() const { return TensorBase::data(); }
   void _backward(TensorList inputs, const c10::optional<Tensor>& gradient,
@@ -303,5 +318,30 @@ class TORCH_API Tensor : public TensorBase {
 };
 
 std::ostream& operator<<(std::ostream& out, const Tensor& t);
+
+template <typename T>
+auto TensorBase::register_hook(T&& hook) const -> TensorBase::hook_return_void_t<T> {
+  return _register_hook([fn = std::forward<T>(hook)](const TensorBase& grad) mutable {
+    fn(grad);
+    return TensorBase();
+  });
+}
+template <typename T>
+auto TensorBase::register_hook(T&& hook) const -> TensorBase::hook_return_var_t<T> {
+  return _register_hook(std::forward<T>(hook));
+}
+template <typename T>
+auto Tensor::register_hook(T&& hook) const -> Tensor::hook_return_void_t<T> {
+  return _register_hook([fn = std::forward<T>(hook)](const TensorBase& grad_base) mutable {
+    fn(Tensor(grad_base));
+    return Tensor();
+  });
+}
+template <typename T>
+auto Tensor::register_hook(T&& hook) const -> Tensor::hook_return_var_t<T> {
+  return _register_hook([fn = std::forward<T>(hook)](const TensorBase& grad_base) mutable {
+    return TensorBase(fn(Tensor(grad_base)));
+  });
+}
 
 } // namespace at

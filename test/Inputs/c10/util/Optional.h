@@ -13,14 +13,81 @@ struct nullopt_t {
 };
 constexpr nullopt_t nullopt{0};
 
-template <class T>
-class optional {
+namespace detail_ {
+// Storage: trivially destructible iff T is (as the real c10::optional).
+template <class T, bool = std::is_trivially_destructible<T>::value>
+struct optional_storage {
   union {
     char dummy_;
     T val_;
   };
   bool has_ = false;
+  constexpr optional_storage() noexcept : dummy_() {}
+  template <class... Args>
+  constexpr explicit optional_storage(int, Args&&... args) : val_(std::forward<Args>(args)...), has_(true) {}
+  ~optional_storage() {
+    if (has_) val_.~T();
+  }
+  void destroy() noexcept {
+    if (has_) val_.~T();
+    has_ = false;
+  }
+};
+template <class T>
+struct optional_storage<T, true> {
+  union {
+    char dummy_;
+    T val_;
+  };
+  bool has_ = false;
+  constexpr optional_storage() noexcept : dummy_() {}
+  template <class... Args>
+  constexpr explicit optional_storage(int, Args&&... args) : val_(std::forward<Args>(args)...), has_(true) {}
+  void destroy() noexcept { has_ = false; }
+};
 
+// Copy/move: trivial iff T is trivially copyable (as the real c10::optional).
+template <class T, bool = std::is_trivially_copyable<T>::value>
+struct optional_base : optional_storage<T> {
+  using optional_storage<T>::optional_storage;
+  optional_base() = default;
+  optional_base(const optional_base& o) : optional_storage<T>() {
+    if (o.has_) construct(o.val_);
+  }
+  optional_base(optional_base&& o) : optional_storage<T>() {
+    if (o.has_) construct(std::move(o.val_));
+  }
+  optional_base& operator=(const optional_base& o) {
+    this->destroy();
+    if (o.has_) construct(o.val_);
+    return *this;
+  }
+  optional_base& operator=(optional_base&& o) {
+    this->destroy();
+    if (o.has_) construct(std::move(o.val_));
+    return *this;
+  }
+  template <class... Args>
+  void construct(Args&&... args) {
+    ::new (static_cast<void*>(&this->val_)) T(std::forward<Args>(args)...);
+    this->has_ = true;
+  }
+};
+template <class T>
+struct optional_base<T, true> : optional_storage<T> {
+  using optional_storage<T>::optional_storage;
+  optional_base() = default;
+  template <class... Args>
+  void construct(Args&&... args) {
+    ::new (static_cast<void*>(&this->val_)) T(std::forward<Args>(args)...);
+    this->has_ = true;
+  }
+};
+} // namespace detail_
+
+template <class T>
+class optional : private detail_::optional_base<T> {
+  using base = detail_::optional_base<T>;
   template <class U>
   using not_self_t = std::enable_if_t<!std::is_same<std::decay_t<U>, optional>::value &&
                                       !std::is_same<std::decay_t<U>, nullopt_t>::value &&
@@ -29,34 +96,15 @@ class optional {
  public:
   using value_type = T;
 
-  optional() noexcept : dummy_() {}
-  optional(nullopt_t) noexcept : dummy_() {}
-  optional(const optional& o) : dummy_(), has_(o.has_) {
-    if (has_) ::new (static_cast<void*>(&val_)) T(o.val_);
-  }
-  optional(optional&& o) : dummy_(), has_(o.has_) {
-    if (has_) ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
-  }
+  constexpr optional() noexcept {}
+  constexpr optional(nullopt_t) noexcept {}
   template <class U = T, class = not_self_t<U>>
-  optional(U&& v) : val_(std::forward<U>(v)), has_(true) {}
+  constexpr optional(U&& v) : base(0, std::forward<U>(v)) {}
   template <class U, class = std::enable_if_t<std::is_constructible<T, const U&>::value>>
-  optional(const optional<U>& o) : dummy_(), has_(bool(o)) {
-    if (has_) ::new (static_cast<void*>(&val_)) T(*o);
-  }
-  ~optional() {
-    if (has_) val_.~T();
+  optional(const optional<U>& o) {
+    if (o) this->construct(*o);
   }
 
-  optional& operator=(const optional& o) {
-    reset();
-    if (o.has_) emplace(o.val_);
-    return *this;
-  }
-  optional& operator=(optional&& o) {
-    reset();
-    if (o.has_) emplace(std::move(o.val_));
-    return *this;
-  }
   optional& operator=(nullopt_t) noexcept {
     reset();
     return *this;
@@ -64,34 +112,30 @@ class optional {
   template <class U = T, class = not_self_t<U>>
   optional& operator=(U&& v) {
     reset();
-    emplace(std::forward<U>(v));
+    this->construct(std::forward<U>(v));
     return *this;
   }
 
-  constexpr bool has_value() const noexcept { return has_; }
-  constexpr explicit operator bool() const noexcept { return has_; }
-  T& value() & { return val_; }
-  const T& value() const& { return val_; }
-  T&& value() && { return std::move(val_); }
-  T& operator*() & { return val_; }
-  const T& operator*() const& { return val_; }
-  T&& operator*() && { return std::move(val_); }
-  T* operator->() { return &val_; }
-  const T* operator->() const { return &val_; }
+  constexpr bool has_value() const noexcept { return this->has_; }
+  constexpr explicit operator bool() const noexcept { return this->has_; }
+  T& value() & { return this->val_; }
+  const T& value() const& { return this->val_; }
+  T&& value() && { return std::move(this->val_); }
+  T& operator*() & { return this->val_; }
+  const T& operator*() const& { return this->val_; }
+  T&& operator*() && { return std::move(this->val_); }
+  T* operator->() { return &this->val_; }
+  const T* operator->() const { return &this->val_; }
   template <class U>
   T value_or(U&& d) const& {
-    return has_ ? val_ : static_cast<T>(std::forward<U>(d));
+    return this->has_ ? this->val_ : static_cast<T>(std::forward<U>(d));
   }
-  void reset() noexcept {
-    if (has_) val_.~T();
-    has_ = false;
-  }
+  void reset() noexcept { this->destroy(); }
   template <class... Args>
   T& emplace(Args&&... args) {
     reset();
-    ::new (static_cast<void*>(&val_)) T(std::forward<Args>(args)...);
-    has_ = true;
-    return val_;
+    this->construct(std::forward<Args>(args)...);
+    return this->val_;
   }
 };
 

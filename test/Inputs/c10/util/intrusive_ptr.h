@@ -52,9 +52,6 @@ class intrusive_ptr final {
 
   intrusive_ptr() noexcept : target_(NullType::singleton()) {}
   intrusive_ptr(std::nullptr_t) noexcept : intrusive_ptr() {}
-  explicit intrusive_ptr(std::unique_ptr<TTarget> rhs) noexcept : target_(rhs.release()) {
-    retain_();
-  }
   intrusive_ptr(intrusive_ptr&& rhs) noexcept : target_(rhs.target_) {
     rhs.target_ = NullType::singleton();
   }

@@ -252,9 +252,8 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
 class Sequential : public torch::nn::ModuleHolder<SequentialImpl> {
  public:
   using torch::nn::ModuleHolder<SequentialImpl>::ModuleHolder;
-  Sequential() : ModuleHolder() {}
-  Sequential(std::initializer_list<NamedAnyModule> named_modules)
-      : ModuleHolder(std::make_shared<SequentialImpl>(std::move(named_modules))) {}
+  Sequential();
+  Sequential(std::initializer_list<NamedAnyModule> named_modules);
 };
 
 } // namespace nn

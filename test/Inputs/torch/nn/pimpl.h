@@ -59,7 +59,7 @@ class ModuleHolder : torch::detail::ModuleHolderIndicator {
   template <typename T = Contained,
             typename = torch::enable_if_t<std::is_default_constructible<T>::value>>
   std::shared_ptr<Contained> default_construct() {
-    return nullptr;
+    return std::shared_ptr<Contained>(new Contained());
   }
   template <typename T = Contained>
   torch::disable_if_t<std::is_default_constructible<T>::value, std::shared_ptr<Contained>>
