@@ -6,7 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeviceMoveAfterWrapCheck.h"
 #include "SamplerEpochCheck.h"
+#include "UnwrappedForwardCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 
@@ -15,7 +17,10 @@ namespace clang::tidy::ddp {
 class DdpModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<DeviceMoveAfterWrapCheck>(
+        "ddp-device-move-after-wrap");
     Factories.registerCheck<SamplerEpochCheck>("ddp-sampler-epoch");
+    Factories.registerCheck<UnwrappedForwardCheck>("ddp-unwrapped-forward");
   }
 };
 

@@ -384,7 +384,7 @@ const CXXRecordDecl *Vocabulary::moduleClassOfHandle(QualType T) {
   return RD && isModuleClass(*RD) ? RD : nullptr;
 }
 
-const ValueDecl *handleDecl(const Expr *E) {
+const Expr *peelHandle(const Expr *E) {
   for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
     E = stripObjectWrappers(E);
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
@@ -408,9 +408,13 @@ const ValueDecl *handleDecl(const Expr *E) {
         continue;
       }
     }
-    return referencedDecl(E);
+    return E;
   }
-  return nullptr;
+  return E;
+}
+
+const ValueDecl *handleDecl(const Expr *E) {
+  return referencedDecl(peelHandle(E));
 }
 
 const Expr *Vocabulary::forwardReceiver(const CallExpr &Call) const {
@@ -436,6 +440,70 @@ const Expr *Vocabulary::forwardReceiver(const CallExpr &Call) const {
         IsModuleOrWrapper(Op->getArg(0)))
       return Op->getArg(0);
   return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Module lifecycle
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A call of a module method named one of \p Names: its object, or null.
+const Expr *moduleMethodReceiver(const CallExpr &Call,
+                                 llvm::ArrayRef<llvm::StringRef> Names,
+                                 const CXXMethodDecl **Method = nullptr) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member)
+    return nullptr;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  if (!MD || !MD->getDeclName().isIdentifier() ||
+      !llvm::is_contained(Names, MD->getName()) ||
+      !Vocabulary::isModuleClass(*MD->getParent()))
+    return nullptr;
+  if (Method)
+    *Method = MD;
+  return Member->getImplicitObjectArgument();
+}
+} // namespace
+
+const Expr *Vocabulary::moduleMoveReceiver(const CallExpr &Call,
+                                           const CXXMethodDecl **Method) {
+  return moduleMethodReceiver(Call, {"to"}, Method);
+}
+
+const Expr *Vocabulary::structuralChangeReceiver(const CallExpr &Call) {
+  return moduleMethodReceiver(Call, {"register_module", "register_parameter",
+                                     "register_buffer", "replace_module"});
+}
+
+bool Vocabulary::isBackwardCall(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() || FD->getName() != "backward")
+    return false;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return isSameOrDerivedFrom(*MD->getParent(), "at::Tensor") ||
+           isSameOrDerivedFrom(*MD->getParent(), "at::TensorBase");
+  return qualifiedName(*FD) == "torch::autograd::backward";
+}
+
+bool Vocabulary::isTensorType(QualType T) {
+  const CXXRecordDecl *RD = T.isNull() ? nullptr
+                                       : T.getNonReferenceType()->getAsCXXRecordDecl();
+  return RD && qualifiedName(*RD) == "at::Tensor";
+}
+
+bool Vocabulary::isPointerLikeHandle(QualType T) {
+  if (T.isNull())
+    return false;
+  T = T.getNonReferenceType();
+  if (T->isPointerType())
+    return true;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  std::string Name = qualifiedName(*RD);
+  return Name == "std::shared_ptr" || Name == "std::unique_ptr" ||
+         Name == "c10::intrusive_ptr" ||
+         findSpecialization(RD, "torch::nn::ModuleHolder") != nullptr;
 }
 
 //===----------------------------------------------------------------------===//
@@ -619,7 +687,7 @@ const CXXRecordDecl *Vocabulary::wrapperClassOfHandle(QualType T) const {
 }
 
 const Expr *Vocabulary::innerModuleAccessBase(const Expr *E) const {
-  E = stripObjectWrappers(E);
+  E = peelHandle(E);
   if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
     const Expr *Object = Member->getImplicitObjectArgument();

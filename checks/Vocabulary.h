@@ -97,6 +97,23 @@ public:
   /// wrapper it runs on, or null.
   const Expr *forwardReceiver(const CallExpr &Call) const;
 
+  // --- Module lifecycle -------------------------------------------------
+  /// `m->to(device)`, `m->to(dtype)`, `m->to(device, dtype)` on a module:
+  /// the module expression, or null. \p Method receives the `to` called (a
+  /// wrapper may override it).
+  static const Expr *moduleMoveReceiver(const CallExpr &Call,
+                                        const CXXMethodDecl **Method = nullptr);
+  /// `register_module`, `register_parameter`, `register_buffer`,
+  /// `replace_module` on a module: the module expression, or null.
+  static const Expr *structuralChangeReceiver(const CallExpr &Call);
+  /// `loss.backward()`, `torch::autograd::backward(...)`.
+  static bool isBackwardCall(const CallExpr &Call);
+  /// `at::Tensor` (also behind references).
+  static bool isTensorType(QualType T);
+  /// A handle used with `->`: a pointer, `std::shared_ptr`,
+  /// `std::unique_ptr`, `c10::intrusive_ptr` or a `TORCH_MODULE` holder.
+  static bool isPointerLikeHandle(QualType T);
+
   // --- Parameters and gradients -----------------------------------------
   static std::optional<ParameterCollection>
   parameterCollection(const CallExpr &Call);
@@ -194,6 +211,10 @@ const ValueDecl *referencedDecl(const Expr *E);
 /// `.get()`, `*h`, `&h` and `h.operator->()` as well: the module behind
 /// `model.ptr()`, the loader behind `*loader`, the sampler behind `s->`.
 const ValueDecl *handleDecl(const Expr *E);
+/// The expression a handle expression is reached through, with `.ptr()`,
+/// `.get()`, `*h`, `&h` and `h.operator->()` peeled off: `ddp.module()` for
+/// `ddp.module()->` and `*ddp.module()`.
+const Expr *peelHandle(const Expr *E);
 
 // --- Matchers over the same classifiers ----------------------------------
 namespace matchers {

@@ -54,9 +54,23 @@ bool Reachability::reachable(const Stmt *From, const Stmt *To,
     return false;
   std::optional<Position> Start = locate(From);
   std::optional<Position> Target = locate(To);
-  if (!Start || !Target)
-    return false;
+  return Start && Target && search(*Start, *Target, Avoid);
+}
 
+bool Reachability::reachableFromEntry(const Stmt *To,
+                                      llvm::ArrayRef<const Stmt *> Avoid) const {
+  if (!Cfg)
+    return false;
+  std::optional<Position> Target = locate(To);
+  // The entry block holds no elements: start "after" its last one.
+  const CFGBlock &Entry = Cfg->getEntry();
+  return Target &&
+         search({&Entry, static_cast<unsigned>(Entry.size()) - 1}, *Target,
+                Avoid);
+}
+
+bool Reachability::search(Position Start, Position Target,
+                          llvm::ArrayRef<const Stmt *> Avoid) const {
   llvm::SmallVector<Position, 4> Blocked;
   for (const Stmt *A : Avoid)
     if (std::optional<Position> P = locate(A))
@@ -73,7 +87,7 @@ bool Reachability::reachable(const Stmt *From, const Stmt *To,
   auto Scan = [&](const CFGBlock *B, unsigned I, bool &Open) {
     Open = false;
     for (unsigned N = B->size(); I < N; ++I) {
-      if (B == Target->first && I == Target->second)
+      if (B == Target.first && I == Target.second)
         return true;
       if (IsBlocked(B, I))
         return false;
@@ -83,14 +97,14 @@ bool Reachability::reachable(const Stmt *From, const Stmt *To,
   };
 
   bool Open = false;
-  if (Scan(Start->first, Start->second + 1, Open))
+  if (Scan(Start.first, Start.second + 1, Open))
     return true;
   if (!Open)
     return false;
 
   llvm::DenseSet<const CFGBlock *> Seen;
   llvm::SmallVector<const CFGBlock *, 16> Work;
-  for (const CFGBlock::AdjacentBlock &Succ : Start->first->succs())
+  for (const CFGBlock::AdjacentBlock &Succ : Start.first->succs())
     if (const CFGBlock *B = Succ.getReachableBlock())
       Work.push_back(B);
   while (!Work.empty()) {

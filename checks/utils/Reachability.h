@@ -38,6 +38,11 @@ public:
   bool reachable(const Stmt *From, const Stmt *To,
                  llvm::ArrayRef<const Stmt *> Avoid = {}) const;
 
+  /// Whether \p To can execute on some path from the function's entry that
+  /// executes none of \p Avoid before it.
+  bool reachableFromEntry(const Stmt *To,
+                          llvm::ArrayRef<const Stmt *> Avoid = {}) const;
+
   /// Whether \p S lies on a cycle of the CFG that avoids \p Avoid.
   bool repeats(const Stmt *S, llvm::ArrayRef<const Stmt *> Avoid = {}) const {
     return reachable(S, S, Avoid);
@@ -47,6 +52,9 @@ private:
   using Position = std::pair<const CFGBlock *, unsigned>;
   /// The CFG element that evaluates \p S, or the closest enclosing one.
   std::optional<Position> locate(const Stmt *S) const;
+  /// Searches forward from element \p Start (exclusive) for \p Target.
+  bool search(Position Start, Position Target,
+              llvm::ArrayRef<const Stmt *> Avoid) const;
 
   ASTContext &Context;
   std::unique_ptr<CFG> Cfg;

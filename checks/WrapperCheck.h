@@ -1,0 +1,38 @@
+//===--- WrapperCheck.h - base of the wrapper-lifecycle checks ------------===//
+//
+// Checks about a wrapped module's life (ddp-unwrapped-forward,
+// ddp-mutation-after-wrap, ddp-device-move-after-wrap) share one
+// WrapperLife per function, built on first use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_WRAPPERCHECK_H
+#define DDPLINT_CHECKS_WRAPPERCHECK_H
+
+#include "DdpCheck.h"
+#include "WrapperLife.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+
+namespace clang::tidy::ddp {
+
+class WrapperCheck : public DdpCheck {
+public:
+  using DdpCheck::DdpCheck;
+  void onEndOfTranslationUnit() override { Lives.clear(); }
+
+protected:
+  /// The wrapper model of \p Function.
+  const WrapperLife &lifeOf(const FunctionDecl &Function, ASTContext &Context);
+  /// Reports the "wrapped here" note of \p W.
+  void noteWrap(const Wrap &W);
+
+private:
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<WrapperLife>> Lives;
+};
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_WRAPPERCHECK_H

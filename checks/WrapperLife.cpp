@@ -1,0 +1,236 @@
+//===--- WrapperLife.cpp --------------------------------------------------===//
+
+#include "WrapperLife.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+/// The first module handle (not itself a wrapper) named inside \p E: the
+/// module a wrapper is built from, in `DDP(model.ptr(), pg)`,
+/// `std::make_shared<DDP>(model, pg)` or `DDP{model}`.
+const ValueDecl *moduleNamedIn(const Expr *E, const Vocabulary &Vocab) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const Vocabulary &Vocab;
+    const ValueDecl *Found = nullptr;
+    explicit Finder(const Vocabulary &Vocab) : Vocab(Vocab) {}
+    bool visit(const Expr *E) {
+      const ValueDecl *D = referencedDecl(E);
+      if (D && Vocabulary::moduleClassOfHandle(D->getType()) &&
+          !Vocab.wrapperClassOfHandle(D->getType())) {
+        Found = D;
+        return false;
+      }
+      return true;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *E) { return visit(E); }
+    bool VisitMemberExpr(MemberExpr *E) { return visit(E); }
+  } F(Vocab);
+  F.TraverseStmt(const_cast<Expr *>(E));
+  return F.Found;
+}
+
+/// Whether \p Inner lies inside \p Outer in the AST.
+bool isInside(const Stmt *Inner, const Stmt *Outer, ASTContext &Context) {
+  DynTypedNode Node = DynTypedNode::create(*Inner);
+  for (unsigned Depth = 0; Depth < 256; ++Depth) {
+    if (Node.get<Stmt>() == Outer)
+      return true;
+    DynTypedNodeList Parents = Context.getParents(Node);
+    if (Parents.empty())
+      return false;
+    Node = Parents[0];
+  }
+  return false;
+}
+
+} // namespace
+
+WrapperLife::WrapperLife(const FunctionDecl &Function, ASTContext &Context,
+                         const Vocabulary &Vocab)
+    : Function(Function), Context(Context), Vocab(Vocab),
+      Flow(&Function, Function.getBody(), Context) {
+  const Stmt *Body = Function.getBody();
+  if (!Body)
+    return;
+  auto IsWrapperType = [&](QualType T) {
+    return Vocab.wrapperClassOfHandle(T) != nullptr;
+  };
+
+  // Wrappers built before this function runs.
+  for (const ParmVarDecl *P : Function.parameters())
+    if (IsWrapperType(P->getType()))
+      Wraps.push_back({P, nullptr, nullptr, P->getLocation()});
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(&Function)) {
+    for (const CXXConstructorDecl *Ctor : Method->getParent()->ctors())
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (const FieldDecl *Field = Init->getMember())
+          if (Init->isWritten() && IsWrapperType(Field->getType()))
+            Wraps.push_back({Field, moduleNamedIn(Init->getInit(), Vocab),
+                             nullptr, Init->getSourceLocation()});
+  }
+
+  // Wrappers built here: declarations and assignments.
+  for (const BoundNodes &N :
+       match(findAll(declStmt(has(varDecl(hasInitializer(expr())).bind("v")))
+                         .bind("d")),
+             *Body, Context)) {
+    const auto *V = N.getNodeAs<VarDecl>("v");
+    const auto *D = N.getNodeAs<DeclStmt>("d");
+    if (IsWrapperType(V->getType())) {
+      addWrap(V, V->getInit(), D, V->getLocation());
+    } else if (Vocabulary::moduleClassOfHandle(V->getType())) {
+      // `auto alias = model;`, `NetImpl &ref = *model;`
+      if (const ValueDecl *Source = handleDecl(V->getInit()))
+        CopyOf[V] = Source;
+    }
+  }
+  for (const BoundNodes &N : match(
+           findAll(expr(anyOf(cxxOperatorCallExpr(
+                                  hasOverloadedOperatorName("="),
+                                  argumentCountIs(2)),
+                              binaryOperator(hasOperatorName("="))))
+                       .bind("a")),
+           *Body, Context)) {
+    const auto *A = N.getNodeAs<Expr>("a");
+    const Expr *Lhs, *Rhs;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(A)) {
+      Lhs = Op->getArg(0);
+      Rhs = Op->getArg(1);
+    } else {
+      Lhs = cast<BinaryOperator>(A)->getLHS();
+      Rhs = cast<BinaryOperator>(A)->getRHS();
+    }
+    const ValueDecl *Target = handleDecl(Lhs);
+    if (!Target || !IsWrapperType(Target->getType()))
+      continue;
+    Rebuilds[Target].push_back(A);
+    addWrap(Target, Rhs, A, A->getBeginLoc());
+  }
+  // `ddp.reset()`, `ddp.reset(new DDP(model))` on a smart pointer.
+  for (const BoundNodes &N : match(
+           findAll(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("reset"))))
+                       .bind("r")),
+           *Body, Context)) {
+    const auto *R = N.getNodeAs<CXXMemberCallExpr>("r");
+    const ValueDecl *Target = handleDecl(R->getImplicitObjectArgument());
+    if (!Target || !IsWrapperType(Target->getType()) ||
+        Vocab.wrapperClassOfHandle(R->getImplicitObjectArgument()->getType()) ==
+            nullptr)
+      continue;
+    Rebuilds[Target].push_back(R);
+    if (R->getNumArgs() == 1)
+      addWrap(Target, R->getArg(0), R, R->getBeginLoc());
+  }
+}
+
+void WrapperLife::addWrap(const ValueDecl *Wrapper, const Expr *Init,
+                          const Stmt *Site, SourceLocation Loc) {
+  Wraps.push_back({Wrapper, moduleNamedIn(Init, Vocab), Site, Loc});
+  if (Site)
+    Rebuilds[Wrapper].push_back(Site);
+}
+
+bool WrapperLife::live(const Wrap &W, const Stmt *At) const {
+  auto RebuildIt = Rebuilds.find(W.Wrapper);
+  llvm::ArrayRef<const Stmt *> Avoid;
+  if (RebuildIt != Rebuilds.end())
+    Avoid = RebuildIt->second;
+  if (!W.Site)
+    return Flow.reachableFromEntry(At, Avoid);
+  if (!Flow.reachable(W.Site, At, Avoid))
+    return false;
+  // A local wrapper is destroyed at the end of its scope.
+  if (const auto *DS = dyn_cast<DeclStmt>(W.Site)) {
+    DynTypedNodeList Parents = Context.getParents(*DS);
+    if (!Parents.empty())
+      if (const auto *Scope = Parents[0].get<Stmt>())
+        return isInside(At, Scope, Context);
+  }
+  return true;
+}
+
+std::string WrapperLife::moduleName(const Wrap &W) {
+  if (W.Module)
+    return "'" + W.Module->getNameAsString() + "'";
+  return "the module inside '" + W.Wrapper->getNameAsString() + "'";
+}
+
+const Wrap *WrapperLife::wrapOfWrapperDecl(const ValueDecl *D,
+                                           const Stmt *At) const {
+  const Wrap *Found = nullptr;
+  for (const Wrap &W : Wraps)
+    if (W.Wrapper == D && live(W, At))
+      Found = &W; // the latest wrap that reaches this point
+  return Found;
+}
+
+const Wrap *WrapperLife::wrapper(const Expr *Handle, const Stmt *At) const {
+  const ValueDecl *D = handleDecl(Handle);
+  return D ? wrapOfWrapperDecl(D, At) : nullptr;
+}
+
+const Wrap *WrapperLife::wrapReturnedBy(const CallExpr &Call, const Stmt *At,
+                                        unsigned Depth) const {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member || Depth > 2)
+    return nullptr;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  const auto *Caller = dyn_cast<CXXMethodDecl>(&Function);
+  if (!MD || !Caller || MD->getParent() != Caller->getParent() ||
+      !isa<CXXThisExpr>(
+          Member->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+    return nullptr;
+  const FunctionDecl *Def = nullptr;
+  if (!MD->hasBody(Def) || !Def->getBody())
+    return nullptr;
+  for (const BoundNodes &N :
+       match(findAll(returnStmt(hasReturnValue(expr().bind("e")))),
+             *Def->getBody(), Context))
+    if (const Wrap *W = resolve(N.getNodeAs<Expr>("e"), At, Depth + 1))
+      return W;
+  return nullptr;
+}
+
+const Wrap *WrapperLife::resolve(const Expr *Handle, const Stmt *At,
+                                 unsigned Depth) const {
+  if (!Handle)
+    return nullptr;
+  // `ddp->module()`, `ddp.module_`: the inner module of a live wrapper.
+  if (const Expr *Base = Vocab.innerModuleAccessBase(Handle))
+    return wrapper(Base, At);
+  if (const auto *Call =
+          dyn_cast<CallExpr>(stripObjectWrappers(Handle)->IgnoreParenImpCasts()))
+    if (const Wrap *W = wrapReturnedBy(*Call, At, Depth))
+      return W;
+  const ValueDecl *D = handleDecl(Handle);
+  if (!D)
+    return nullptr;
+  for (unsigned Hops = 0; Hops < 4; ++Hops) {
+    for (const Wrap &W : Wraps)
+      if (W.Module == D && live(W, At))
+        return &W;
+    auto It = CopyOf.find(D);
+    if (It == CopyOf.end())
+      break;
+    D = It->second;
+  }
+  return nullptr;
+}
+
+const Wrap *WrapperLife::wrappedModule(const Expr *Handle,
+                                       const Stmt *At) const {
+  // The wrapper itself is not an alias of its module.
+  if (const ValueDecl *D = handleDecl(Handle))
+    if (Vocab.wrapperClassOfHandle(D->getType()))
+      return nullptr;
+  return resolve(Handle, At, 0);
+}
+
+} // namespace clang::tidy::ddp
