@@ -69,11 +69,20 @@ WrapperLife::WrapperLife(const FunctionDecl &Function, ASTContext &Context,
       Wraps.push_back({P, nullptr, nullptr, P->getLocation()});
   if (const auto *Method = dyn_cast<CXXMethodDecl>(&Function)) {
     for (const CXXConstructorDecl *Ctor : Method->getParent()->ctors())
-      for (const CXXCtorInitializer *Init : Ctor->inits())
-        if (const FieldDecl *Field = Init->getMember())
-          if (Init->isWritten() && IsWrapperType(Field->getType()))
-            Wraps.push_back({Field, moduleNamedIn(Init->getInit(), Vocab),
-                             nullptr, Init->getSourceLocation()});
+      for (const CXXCtorInitializer *Init : Ctor->inits()) {
+        const FieldDecl *Field = Init->getMember();
+        if (!Field || !Init->isWritten() || !IsWrapperType(Field->getType()))
+          continue;
+        const ValueDecl *Module = moduleNamedIn(Init->getInit(), Vocab);
+        // `Trainer(Net model) : model_(model), ddp_(make_shared<DDP>(model))`:
+        // the other member functions know the module as the field model_.
+        for (const CXXCtorInitializer *Other : Ctor->inits())
+          if (Other->getMember() && Other->isWritten() && Module &&
+              handleDecl(Other->getInit()) == Module &&
+              Vocabulary::moduleClassOfHandle(Other->getMember()->getType()))
+            CopyOf[Other->getMember()] = Module;
+        Wraps.push_back({Field, Module, nullptr, Init->getSourceLocation()});
+      }
   }
 
   // Wrappers built here: declarations and assignments.
@@ -119,10 +128,12 @@ WrapperLife::WrapperLife(const FunctionDecl &Function, ASTContext &Context,
                        .bind("r")),
            *Body, Context)) {
     const auto *R = N.getNodeAs<CXXMemberCallExpr>("r");
-    const ValueDecl *Target = handleDecl(R->getImplicitObjectArgument());
+    // The smart pointer's own reset (libstdc++ defines it in a base class),
+    // not a method of the wrapper reached through `->`.
+    const Expr *Object = R->getImplicitObjectArgument()->IgnoreImpCasts();
+    const ValueDecl *Target = referencedDecl(Object);
     if (!Target || !IsWrapperType(Target->getType()) ||
-        Vocab.wrapperClassOfHandle(R->getImplicitObjectArgument()->getType()) ==
-            nullptr)
+        !Vocabulary::isPointerLikeHandle(Target->getType()))
       continue;
     Rebuilds[Target].push_back(R);
     if (R->getNumArgs() == 1)
@@ -205,8 +216,7 @@ const Wrap *WrapperLife::resolve(const Expr *Handle, const Stmt *At,
   // `ddp->module()`, `ddp.module_`: the inner module of a live wrapper.
   if (const Expr *Base = Vocab.innerModuleAccessBase(Handle))
     return wrapper(Base, At);
-  if (const auto *Call =
-          dyn_cast<CallExpr>(stripObjectWrappers(Handle)->IgnoreParenImpCasts()))
+  if (const auto *Call = dyn_cast<CallExpr>(peelHandle(Handle)))
     if (const Wrap *W = wrapReturnedBy(*Call, At, Depth))
       return W;
   const ValueDecl *D = handleDecl(Handle);
