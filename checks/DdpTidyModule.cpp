@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DeviceMoveAfterWrapCheck.h"
+#include "MutationAfterWrapCheck.h"
 #include "SamplerEpochCheck.h"
 #include "UnwrappedForwardCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -19,6 +20,7 @@ public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<DeviceMoveAfterWrapCheck>(
         "ddp-device-move-after-wrap");
+    Factories.registerCheck<MutationAfterWrapCheck>("ddp-mutation-after-wrap");
     Factories.registerCheck<SamplerEpochCheck>("ddp-sampler-epoch");
     Factories.registerCheck<UnwrappedForwardCheck>("ddp-unwrapped-forward");
   }

@@ -21,6 +21,9 @@ constexpr llvm::StringLiteral DefaultRankFunctions =
 constexpr llvm::StringLiteral DefaultRankEnvironmentVariables =
     "RANK;LOCAL_RANK;GROUP_RANK;OMPI_COMM_WORLD_RANK;"
     "OMPI_COMM_WORLD_LOCAL_RANK;PMI_RANK;PMIX_RANK;SLURM_PROCID;SLURM_LOCALID";
+constexpr llvm::StringLiteral DefaultRankNames =
+    "rank;rank_;local_rank;local_rank_;global_rank;world_rank;my_rank;"
+    "is_main;is_master;is_root;is_rank_zero;is_main_process";
 constexpr llvm::StringLiteral DefaultShufflingSamplers =
     "::torch::data::samplers::DistributedRandomSampler";
 
@@ -289,6 +292,7 @@ Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
               .getLocalOrGlobal("RankEnvironmentVariables",
                                 DefaultRankEnvironmentVariables)
               .str()),
+      RankNames(Options.getLocalOrGlobal("RankNames", DefaultRankNames)),
       ShufflingSamplers(Options.getLocalOrGlobal("ShufflingSamplers",
                                                  DefaultShufflingSamplers)) {
   // `name[=kind]`: kind defaults to allreduce (a framework's `sum`).
@@ -319,6 +323,7 @@ void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
   Options.store(Opts, "RankFunctions", RankFunctionsSpec);
   Options.store(Opts, "RankEnvironmentVariables",
                 RankEnvironmentVariablesSpec);
+  Options.store(Opts, "RankNames", RankNames.spec());
   Options.store(Opts, "ShufflingSamplers", ShufflingSamplers.spec());
 }
 
@@ -483,6 +488,80 @@ bool Vocabulary::isBackwardCall(const CallExpr &Call) {
     return isSameOrDerivedFrom(*MD->getParent(), "at::Tensor") ||
            isSameOrDerivedFrom(*MD->getParent(), "at::TensorBase");
   return qualifiedName(*FD) == "torch::autograd::backward";
+}
+
+const Expr *Vocabulary::inPlaceChangeTarget(const Expr &E) {
+  // `t.data() = value`, `t.data() += x`, `t += x`: assignments that write
+  // into the tensor (a plain `t = x` rebinds the handle instead).
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E)) {
+    OverloadedOperatorKind K = Op->getOperator();
+    bool Compound = K == OO_PlusEqual || K == OO_MinusEqual ||
+                    K == OO_StarEqual || K == OO_SlashEqual;
+    if ((K != OO_Equal && !Compound) || Op->getNumArgs() != 2)
+      return nullptr;
+    const Expr *Lhs = stripObjectWrappers(Op->getArg(0));
+    if (const auto *Data = dyn_cast<CXXMemberCallExpr>(Lhs))
+      if (Data->getMethodDecl() &&
+          Data->getMethodDecl()->getDeclName().isIdentifier() &&
+          Data->getMethodDecl()->getName() == "data" &&
+          isTensorType(Data->getImplicitObjectArgument()->getType()))
+        return Data->getImplicitObjectArgument();
+    return Compound && isTensorType(Lhs->getType()) ? Lhs : nullptr;
+  }
+  const auto *Call = dyn_cast<CallExpr>(&E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return nullptr;
+  llvm::StringRef Name = FD->getName();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const CXXRecordDecl *RD = Member->getMethodDecl()->getParent();
+    bool OnTensor = isSameOrDerivedFrom(*RD, "at::Tensor") ||
+                    isSameOrDerivedFrom(*RD, "at::TensorBase");
+    bool InPlace = llvm::StringSwitch<bool>(Name)
+                       .Cases("add_", "sub_", "mul_", "div_", "copy_", true)
+                       .Cases("fill_", "zero_", "set_data", "set_", true)
+                       .Cases("normal_", "uniform_", "bernoulli_", "random_",
+                              true)
+                       .Cases("clamp_", "mul_", "addcmul_", "lerp_", true)
+                       .Default(false);
+    return OnTensor && InPlace ? Member->getImplicitObjectArgument() : nullptr;
+  }
+  if (llvm::StringRef(qualifiedName(*FD)).startswith("torch::nn::init::") &&
+      Call->getNumArgs() >= 1)
+    return Call->getArg(0);
+  return nullptr;
+}
+
+const Expr *Vocabulary::moduleLoadTarget(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || qualifiedName(*FD) != "torch::load" || Call.getNumArgs() < 1)
+    return nullptr;
+  const Expr *Target = Call.getArg(0);
+  return moduleClassOfHandle(Target->getType()) ? Target : nullptr;
+}
+
+bool Vocabulary::isRandomSource(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = FD->getName();
+  std::string Qualified = qualifiedName(*FD);
+  if (llvm::StringRef(Qualified).startswith("torch::nn::init::"))
+    return Name != "constant_" && Name != "zeros_" && Name != "ones_" &&
+           Name != "eye_" && Name != "dirac_";
+  if (isa<CXXMethodDecl>(FD))
+    return llvm::StringSwitch<bool>(Name)
+        .Cases("normal_", "uniform_", "bernoulli_", "random_",
+               "exponential_", true)
+        .Default(false);
+  bool InTorch = llvm::StringRef(Qualified).startswith("torch::") ||
+                 llvm::StringRef(Qualified).startswith("at::");
+  return InTorch && llvm::StringSwitch<bool>(Name)
+                        .Cases("rand", "randn", "randint", "randperm", true)
+                        .Cases("rand_like", "randn_like", "randint_like",
+                               true)
+                        .Cases("bernoulli", "normal", "multinomial", true)
+                        .Default(false);
 }
 
 bool Vocabulary::isTensorType(QualType T) {
@@ -659,6 +738,39 @@ const Expr *Vocabulary::rankOutputArgument(const CallExpr &Call) const {
         R.Name.matches(*FD))
       return Call.getArg(R.OutputArgument);
   return nullptr;
+}
+
+bool Vocabulary::isRankNamed(const NamedDecl &D) const {
+  return RankNames.matches(D);
+}
+
+bool Vocabulary::mentionsRank(const Stmt *S) const {
+  if (!S)
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    if (returnsRank(*Call))
+      return true;
+    if (const FunctionDecl *FD = Call->getDirectCallee())
+      if (isRankNamed(*FD))
+        return true;
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+    const ValueDecl *D = DRE->getDecl();
+    if (isRankNamed(*D))
+      return true;
+    // One step through a local: `const bool leader = pg->getRank() == 0;`
+    if (const auto *V = dyn_cast<VarDecl>(D))
+      if (V->isLocalVarDecl() && V->getInit() && V->getInit() != S &&
+          mentionsRank(V->getInit()))
+        return true;
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(S))
+    if (isRankNamed(*ME->getMemberDecl()))
+      return true;
+  for (const Stmt *Child : S->children())
+    if (mentionsRank(Child))
+      return true;
+  return false;
 }
 
 //===----------------------------------------------------------------------===//

@@ -110,6 +110,16 @@ public:
   static bool isBackwardCall(const CallExpr &Call);
   /// `at::Tensor` (also behind references).
   static bool isTensorType(QualType T);
+  /// A tensor changed in place: `t.add_(...)`, `copy_`, `fill_`, `mul_`,
+  /// `set_data`, `normal_`, ..., `torch::nn::init::*(t, ...)`, and
+  /// `t.data() = ...`. Returns the tensor expression, or null.
+  static const Expr *inPlaceChangeTarget(const Expr &E);
+  /// `torch::load(module, path)`: the module loaded into, or null.
+  static const Expr *moduleLoadTarget(const CallExpr &Call);
+  /// A value that differs between ranks by construction: `torch::rand*`,
+  /// `randn*`, `randint`, `randperm`, `bernoulli`, in-place `normal_`,
+  /// `uniform_`, and the random `torch::nn::init` functions.
+  static bool isRandomSource(const CallExpr &Call);
   /// A handle used with `->`: a pointer, `std::shared_ptr`,
   /// `std::unique_ptr`, `c10::intrusive_ptr` or a `TORCH_MODULE` holder.
   static bool isPointerLikeHandle(QualType T);
@@ -147,6 +157,13 @@ public:
   /// For rank queries that write through a pointer (`MPI_Comm_rank(c,
   /// &rank)`), the argument written; null otherwise.
   const Expr *rankOutputArgument(const CallExpr &Call) const;
+  /// Variables, fields and functions that by their name hold or test the
+  /// rank (`RankNames`: `rank`, `local_rank`, `is_main`, ...). Names are how
+  /// a rank crosses translation units (a context struct filled elsewhere).
+  bool isRankNamed(const NamedDecl &D) const;
+  /// Whether \p S mentions the rank: a rank query, a rank-named variable,
+  /// field or function, or a local initialised from one of those.
+  bool mentionsRank(const Stmt *S) const;
 
   // --- Data-parallel wrappers -------------------------------------------
   bool isWrapperClass(const CXXRecordDecl &RD) const;
@@ -195,6 +212,7 @@ private:
   std::vector<RankFunction> RankFunctions;
   std::string RankEnvironmentVariablesSpec;
   std::vector<std::string> RankEnvironmentVariables;
+  NameList RankNames;
   NameList ShufflingSamplers;
 };
 

@@ -22,4 +22,22 @@ void WrapperCheck::noteWrap(const Wrap &W) {
         << W.Wrapper;
 }
 
+bool WrapperCheck::issuesCollective(const Stmt &S, ASTContext &Context,
+                                    unsigned Depth) const {
+  if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+    if (Vocab.classifyCollective(*Call))
+      return true;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    const FunctionDecl *Def = nullptr;
+    if (Depth < 2 && Callee && Callee->hasBody(Def) && Def->getBody() &&
+        !Context.getSourceManager().isInSystemHeader(Def->getLocation()) &&
+        issuesCollective(*Def->getBody(), Context, Depth + 1))
+      return true;
+  }
+  for (const Stmt *Child : S.children())
+    if (Child && issuesCollective(*Child, Context, Depth))
+      return true;
+  return false;
+}
+
 } // namespace clang::tidy::ddp

@@ -28,6 +28,10 @@ protected:
   const WrapperLife &lifeOf(const FunctionDecl &Function, ASTContext &Context);
   /// Reports the "wrapped here" note of \p W.
   void noteWrap(const Wrap &W);
+  /// Whether \p S issues a collective, directly or through a function of
+  /// this translation unit (a `broadcast_parameters(model)` helper).
+  bool issuesCollective(const Stmt &S, ASTContext &Context,
+                        unsigned Depth = 0) const;
 
 private:
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<WrapperLife>> Lives;

@@ -69,7 +69,15 @@ bool Reachability::reachableFromEntry(const Stmt *To,
                 Avoid);
 }
 
-bool Reachability::search(Position Start, Position Target,
+bool Reachability::reachesExit(const Stmt *From,
+                               llvm::ArrayRef<const Stmt *> Avoid) const {
+  if (!Cfg)
+    return false;
+  std::optional<Position> Start = locate(From);
+  return Start && search(*Start, std::nullopt, Avoid);
+}
+
+bool Reachability::search(Position Start, std::optional<Position> Target,
                           llvm::ArrayRef<const Stmt *> Avoid) const {
   llvm::SmallVector<Position, 4> Blocked;
   for (const Stmt *A : Avoid)
@@ -86,8 +94,10 @@ bool Reachability::search(Position Start, Position Target,
   // blocked element, and sets Open when the end of the block is reached.
   auto Scan = [&](const CFGBlock *B, unsigned I, bool &Open) {
     Open = false;
+    if (!Target && B == &Cfg->getExit())
+      return true;
     for (unsigned N = B->size(); I < N; ++I) {
-      if (B == Target.first && I == Target.second)
+      if (Target && B == Target->first && I == Target->second)
         return true;
       if (IsBlocked(B, I))
         return false;

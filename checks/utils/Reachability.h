@@ -43,6 +43,11 @@ public:
   bool reachableFromEntry(const Stmt *To,
                           llvm::ArrayRef<const Stmt *> Avoid = {}) const;
 
+  /// Whether the function can return (or run off its end) after \p From on
+  /// a path that executes none of \p Avoid.
+  bool reachesExit(const Stmt *From,
+                   llvm::ArrayRef<const Stmt *> Avoid = {}) const;
+
   /// Whether \p S lies on a cycle of the CFG that avoids \p Avoid.
   bool repeats(const Stmt *S, llvm::ArrayRef<const Stmt *> Avoid = {}) const {
     return reachable(S, S, Avoid);
@@ -52,8 +57,9 @@ private:
   using Position = std::pair<const CFGBlock *, unsigned>;
   /// The CFG element that evaluates \p S, or the closest enclosing one.
   std::optional<Position> locate(const Stmt *S) const;
-  /// Searches forward from element \p Start (exclusive) for \p Target.
-  bool search(Position Start, Position Target,
+  /// Searches forward from element \p Start (exclusive) for \p Target, or
+  /// for the exit block when \p Target is none.
+  bool search(Position Start, std::optional<Position> Target,
               llvm::ArrayRef<const Stmt *> Avoid) const;
 
   ASTContext &Context;
