@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PerParameterAllreduceCheck.h"
 #include "SamplerEpochCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -15,6 +16,8 @@ namespace clang::tidy::ddp {
 class DdpModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<PerParameterAllreduceCheck>(
+        "ddp-per-parameter-allreduce");
     Factories.registerCheck<SamplerEpochCheck>("ddp-sampler-epoch");
   }
 };

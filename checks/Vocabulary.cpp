@@ -23,6 +23,9 @@ constexpr llvm::StringLiteral DefaultRankEnvironmentVariables =
     "OMPI_COMM_WORLD_LOCAL_RANK;PMI_RANK;PMIX_RANK;SLURM_PROCID;SLURM_LOCALID";
 constexpr llvm::StringLiteral DefaultShufflingSamplers =
     "::torch::data::samplers::DistributedRandomSampler";
+constexpr llvm::StringLiteral DefaultRankVariables =
+    "rank;rank_;local_rank;local_rank_;global_rank;world_rank;my_rank;"
+    "node_rank";
 
 std::vector<llvm::StringRef> splitList(llvm::StringRef Spec) {
   llvm::SmallVector<llvm::StringRef, 8> Parts;
@@ -290,7 +293,9 @@ Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
                                 DefaultRankEnvironmentVariables)
               .str()),
       ShufflingSamplers(Options.getLocalOrGlobal("ShufflingSamplers",
-                                                 DefaultShufflingSamplers)) {
+                                                 DefaultShufflingSamplers)),
+      RankVariables(
+          Options.getLocalOrGlobal("RankVariables", DefaultRankVariables)) {
   // `name[=kind]`: kind defaults to allreduce (a framework's `sum`).
   for (llvm::StringRef Entry : splitList(CollectiveFunctionsSpec)) {
     auto [Name, KindName] = Entry.split('=');
@@ -320,6 +325,7 @@ void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
   Options.store(Opts, "RankEnvironmentVariables",
                 RankEnvironmentVariablesSpec);
   Options.store(Opts, "ShufflingSamplers", ShufflingSamplers.spec());
+  Options.store(Opts, "RankVariables", RankVariables.spec());
 }
 
 //===----------------------------------------------------------------------===//
@@ -591,6 +597,91 @@ const Expr *Vocabulary::rankOutputArgument(const CallExpr &Call) const {
         R.Name.matches(*FD))
       return Call.getArg(R.OutputArgument);
   return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Training steps, seeds, checkpoints and gradient hooks
+//===----------------------------------------------------------------------===//
+
+bool Vocabulary::isOptimizerStep(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
+  return MD && MD->getDeclName().isIdentifier() && MD->getName() == "step" &&
+         isSameOrDerivedFrom(*MD->getParent(), "torch::optim::Optimizer");
+}
+
+const Expr *Vocabulary::seedArgument(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() ||
+      FD->getName() != "manual_seed" || Call.getNumArgs() != 1)
+    return nullptr;
+  std::string Name = qualifiedName(*FD);
+  return Name == "at::manual_seed" || Name == "torch::manual_seed"
+             ? Call.getArg(0)
+             : nullptr;
+}
+
+const Expr *Vocabulary::loadedObject(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() || FD->getName() != "load" ||
+      Call.getNumArgs() < 2 || qualifiedName(*FD) != "torch::load")
+    return nullptr;
+  return Call.getArg(0);
+}
+
+const Expr *Vocabulary::gradientHook(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
+  if (!MD || !MD->getDeclName().isIdentifier() ||
+      MD->getName() != "register_hook" || Call.getNumArgs() != 1 ||
+      !isSameOrDerivedFrom(*MD->getParent(), "at::TensorBase"))
+    return nullptr;
+  return Call.getArg(0);
+}
+
+std::optional<bool> Vocabulary::coalescingBracket(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return std::nullopt;
+  llvm::StringRef Name = FD->getName();
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    if (!isProcessGroupClass(*MD->getParent()))
+      return std::nullopt;
+    if (Name == "startCoalescing")
+      return true;
+    if (Name == "endCoalescing")
+      return false;
+    return std::nullopt;
+  }
+  if (!isGlobalCFunction(*FD))
+    return std::nullopt;
+  if (Name == "ncclGroupStart")
+    return true;
+  if (Name == "ncclGroupEnd")
+    return false;
+  return std::nullopt;
+}
+
+const Expr *Vocabulary::waitedObject(const CallExpr &Call) {
+  if (!isWaitCall(Call))
+    return nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    return Member->getImplicitObjectArgument();
+  llvm::StringRef Name = Call.getDirectCallee()->getName();
+  unsigned Index = (Name == "MPI_Waitall" || Name == "MPI_Waitany") ? 1 : 0;
+  return Index < Call.getNumArgs() ? Call.getArg(Index) : nullptr;
+}
+
+const Expr *Vocabulary::requestArgument(const CallExpr &Call) const {
+  std::optional<CollectiveInfo> C = classifyCollective(Call);
+  if (!C || C->Api != CollectiveApi::Mpi || !C->Asynchronous ||
+      Call.getNumArgs() == 0)
+    return nullptr;
+  return Call.getArg(Call.getNumArgs() - 1);
+}
+
+bool Vocabulary::namesRank(const ValueDecl &D) const {
+  return RankVariables.matches(D);
 }
 
 //===----------------------------------------------------------------------===//

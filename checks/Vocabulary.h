@@ -160,6 +160,34 @@ public:
   /// references and pointers); null for other types.
   static const CXXRecordDecl *samplerOfLoaderType(QualType T);
 
+  // --- Training steps, seeds, checkpoints and gradient hooks -------------
+  /// `optimizer.step()` on a `torch::optim::Optimizer` (or a subclass).
+  static bool isOptimizerStep(const CallExpr &Call);
+  /// For `torch::manual_seed(s)` (`at::manual_seed`), which seeds the CPU
+  /// generator that module constructors draw from: the seed argument; null
+  /// for other calls.
+  static const Expr *seedArgument(const CallExpr &Call);
+  /// For `torch::load(m, path)`: the object loaded into; null otherwise.
+  static const Expr *loadedObject(const CallExpr &Call);
+  /// For `t.register_hook(fn)` on a tensor: the hook, which runs with the
+  /// tensor's gradient; null otherwise.
+  static const Expr *gradientHook(const CallExpr &Call);
+  /// Brackets that fuse the collectives issued between them into one:
+  /// `ncclGroupStart()` / `ncclGroupEnd()`, c10d's `startCoalescing()` /
+  /// `endCoalescing()`. True for an opening, false for a closing call.
+  static std::optional<bool> coalescingBracket(const CallExpr &Call);
+  /// What a wait call waits on: the `Work` of `work->wait()`, the request
+  /// of `MPI_Wait(&req, ...)`, the request array of `MPI_Waitall(n, reqs,
+  /// ...)`, the stream of `cudaStreamSynchronize(s)`; null otherwise.
+  static const Expr *waitedObject(const CallExpr &Call);
+  /// For a non-blocking MPI collective (`MPI_Iallreduce(..., &req)`): the
+  /// argument that receives its request; null otherwise.
+  const Expr *requestArgument(const CallExpr &Call) const;
+  /// A variable or field whose name says it holds the rank
+  /// (`RankVariables`, by default `rank`, `local_rank`, ...), for ranks
+  /// computed where the analysis cannot see (`context.rank`).
+  bool namesRank(const ValueDecl &D) const;
+
 private:
   struct ConfiguredCollective {
     NameList Name;
@@ -179,6 +207,7 @@ private:
   std::string RankEnvironmentVariablesSpec;
   std::vector<std::string> RankEnvironmentVariables;
   NameList ShufflingSamplers;
+  NameList RankVariables;
 };
 
 // --- Small AST helpers shared by the checks ------------------------------
@@ -220,6 +249,9 @@ AST_MATCHER(CXXRecordDecl, isDistributedSampler) {
 }
 AST_MATCHER_P(CXXRecordDecl, isShufflingSampler, const Vocabulary *, Vocab) {
   return Vocab->isShufflingSampler(Node);
+}
+AST_MATCHER(CallExpr, isOptimizerStep) {
+  return Vocabulary::isOptimizerStep(Node);
 }
 AST_MATCHER(FunctionDecl, isDataLoaderFactory) {
   return Vocabulary::isDataLoaderFactory(Node);
