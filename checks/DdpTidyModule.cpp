@@ -8,6 +8,7 @@
 
 #include "PerParameterAllreduceCheck.h"
 #include "SamplerEpochCheck.h"
+#include "UnwaitedWorkCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 
@@ -19,6 +20,7 @@ public:
     Factories.registerCheck<PerParameterAllreduceCheck>(
         "ddp-per-parameter-allreduce");
     Factories.registerCheck<SamplerEpochCheck>("ddp-sampler-epoch");
+    Factories.registerCheck<UnwaitedWorkCheck>("ddp-unwaited-work");
   }
 };
 

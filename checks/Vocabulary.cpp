@@ -662,6 +662,21 @@ std::optional<bool> Vocabulary::coalescingBracket(const CallExpr &Call) {
   return std::nullopt;
 }
 
+bool Vocabulary::isTensorType(QualType T) {
+  if (T.isNull())
+    return false;
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  if (isSameOrDerivedFrom(*RD, "at::TensorBase"))
+    return true;
+  // std::vector<at::Tensor> and other containers of tensors.
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    if (const CXXRecordDecl *Element = templateArgumentRecord(*Spec, 0))
+      return isSameOrDerivedFrom(*Element, "at::TensorBase");
+  return false;
+}
+
 const Expr *Vocabulary::waitedObject(const CallExpr &Call) {
   if (!isWaitCall(Call))
     return nullptr;

@@ -176,6 +176,8 @@ public:
   /// `ncclGroupStart()` / `ncclGroupEnd()`, c10d's `startCoalescing()` /
   /// `endCoalescing()`. True for an opening, false for a closing call.
   static std::optional<bool> coalescingBracket(const CallExpr &Call);
+  /// A tensor (`at::Tensor`, `at::TensorBase`), or a container of them.
+  static bool isTensorType(QualType T);
   /// What a wait call waits on: the `Work` of `work->wait()`, the request
   /// of `MPI_Wait(&req, ...)`, the request array of `MPI_Waitall(n, reqs,
   /// ...)`, the stream of `cudaStreamSynchronize(s)`; null otherwise.
