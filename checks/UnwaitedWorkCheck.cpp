@@ -193,6 +193,19 @@ const Expr *enclosingLoopCondition(const Stmt &S, ASTContext &Context) {
   return nullptr;
 }
 
+/// `v.size()`, `t.numel()`, `t.sizes()`: reads no element being reduced.
+bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
+  const Stmt *Parent = parentStmt(Ref, Context);
+  while (Parent && isa<ImplicitCastExpr>(Parent))
+    Parent = parentStmt(*Parent, Context);
+  const auto *ME = dyn_cast_or_null<MemberExpr>(Parent);
+  const auto *MD = ME ? dyn_cast<CXXMethodDecl>(ME->getMemberDecl()) : nullptr;
+  return MD && MD->getDeclName().isIdentifier() &&
+         isOneOf(MD->getName(), {"size", "empty", "numel", "dim", "sizes",
+                                 "device", "dtype", "options", "defined",
+                                 "scalar_type"});
+}
+
 const DeclStmt *declStmtOf(const VarDecl &Var, ASTContext &Context) {
   for (const DynTypedNode &Parent : Context.getParents(Var))
     if (const auto *DS = Parent.get<DeclStmt>())
@@ -373,7 +386,7 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
             InCollective = true;
             break;
           }
-      if (!InCollective)
+      if (!InCollective && !isMetadataQuery(*Ref, Context))
         Uses.push_back({Ref, Var});
     }
     for (const Use &U : Uses) {
