@@ -23,9 +23,6 @@ constexpr llvm::StringLiteral DefaultRankEnvironmentVariables =
     "OMPI_COMM_WORLD_LOCAL_RANK;PMI_RANK;PMIX_RANK;SLURM_PROCID;SLURM_LOCALID";
 constexpr llvm::StringLiteral DefaultShufflingSamplers =
     "::torch::data::samplers::DistributedRandomSampler";
-constexpr llvm::StringLiteral DefaultRankVariables =
-    "rank;rank_;local_rank;local_rank_;global_rank;world_rank;my_rank;"
-    "node_rank";
 
 std::vector<llvm::StringRef> splitList(llvm::StringRef Spec) {
   llvm::SmallVector<llvm::StringRef, 8> Parts;
@@ -293,9 +290,7 @@ Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
                                 DefaultRankEnvironmentVariables)
               .str()),
       ShufflingSamplers(Options.getLocalOrGlobal("ShufflingSamplers",
-                                                 DefaultShufflingSamplers)),
-      RankVariables(
-          Options.getLocalOrGlobal("RankVariables", DefaultRankVariables)) {
+                                                 DefaultShufflingSamplers)) {
   // `name[=kind]`: kind defaults to allreduce (a framework's `sum`).
   for (llvm::StringRef Entry : splitList(CollectiveFunctionsSpec)) {
     auto [Name, KindName] = Entry.split('=');
@@ -325,7 +320,6 @@ void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
   Options.store(Opts, "RankEnvironmentVariables",
                 RankEnvironmentVariablesSpec);
   Options.store(Opts, "ShufflingSamplers", ShufflingSamplers.spec());
-  Options.store(Opts, "RankVariables", RankVariables.spec());
 }
 
 //===----------------------------------------------------------------------===//
@@ -600,7 +594,7 @@ const Expr *Vocabulary::rankOutputArgument(const CallExpr &Call) const {
 }
 
 //===----------------------------------------------------------------------===//
-// Training steps, seeds, checkpoints and gradient hooks
+// Steps, pending work and gradient hooks
 //===----------------------------------------------------------------------===//
 
 bool Vocabulary::isOptimizerStep(const CallExpr &Call) {
@@ -608,25 +602,6 @@ bool Vocabulary::isOptimizerStep(const CallExpr &Call) {
   const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
   return MD && MD->getDeclName().isIdentifier() && MD->getName() == "step" &&
          isSameOrDerivedFrom(*MD->getParent(), "torch::optim::Optimizer");
-}
-
-const Expr *Vocabulary::seedArgument(const CallExpr &Call) {
-  const FunctionDecl *FD = Call.getDirectCallee();
-  if (!FD || !FD->getDeclName().isIdentifier() ||
-      FD->getName() != "manual_seed" || Call.getNumArgs() != 1)
-    return nullptr;
-  std::string Name = qualifiedName(*FD);
-  return Name == "at::manual_seed" || Name == "torch::manual_seed"
-             ? Call.getArg(0)
-             : nullptr;
-}
-
-const Expr *Vocabulary::loadedObject(const CallExpr &Call) {
-  const FunctionDecl *FD = Call.getDirectCallee();
-  if (!FD || !FD->getDeclName().isIdentifier() || FD->getName() != "load" ||
-      Call.getNumArgs() < 2 || qualifiedName(*FD) != "torch::load")
-    return nullptr;
-  return Call.getArg(0);
 }
 
 const Expr *Vocabulary::gradientHook(const CallExpr &Call) {
@@ -695,9 +670,6 @@ const Expr *Vocabulary::requestArgument(const CallExpr &Call) const {
   return Call.getArg(Call.getNumArgs() - 1);
 }
 
-bool Vocabulary::namesRank(const ValueDecl &D) const {
-  return RankVariables.matches(D);
-}
 
 //===----------------------------------------------------------------------===//
 // Wrappers

@@ -160,15 +160,9 @@ public:
   /// references and pointers); null for other types.
   static const CXXRecordDecl *samplerOfLoaderType(QualType T);
 
-  // --- Training steps, seeds, checkpoints and gradient hooks -------------
+  // --- Steps, pending work and gradient hooks ---------------------------
   /// `optimizer.step()` on a `torch::optim::Optimizer` (or a subclass).
   static bool isOptimizerStep(const CallExpr &Call);
-  /// For `torch::manual_seed(s)` (`at::manual_seed`), which seeds the CPU
-  /// generator that module constructors draw from: the seed argument; null
-  /// for other calls.
-  static const Expr *seedArgument(const CallExpr &Call);
-  /// For `torch::load(m, path)`: the object loaded into; null otherwise.
-  static const Expr *loadedObject(const CallExpr &Call);
   /// For `t.register_hook(fn)` on a tensor: the hook, which runs with the
   /// tensor's gradient; null otherwise.
   static const Expr *gradientHook(const CallExpr &Call);
@@ -185,10 +179,6 @@ public:
   /// For a non-blocking MPI collective (`MPI_Iallreduce(..., &req)`): the
   /// argument that receives its request; null otherwise.
   const Expr *requestArgument(const CallExpr &Call) const;
-  /// A variable or field whose name says it holds the rank
-  /// (`RankVariables`, by default `rank`, `local_rank`, ...), for ranks
-  /// computed where the analysis cannot see (`context.rank`).
-  bool namesRank(const ValueDecl &D) const;
 
 private:
   struct ConfiguredCollective {
@@ -209,7 +199,6 @@ private:
   std::string RankEnvironmentVariablesSpec;
   std::vector<std::string> RankEnvironmentVariables;
   NameList ShufflingSamplers;
-  NameList RankVariables;
 };
 
 // --- Small AST helpers shared by the checks ------------------------------
@@ -251,9 +240,6 @@ AST_MATCHER(CXXRecordDecl, isDistributedSampler) {
 }
 AST_MATCHER_P(CXXRecordDecl, isShufflingSampler, const Vocabulary *, Vocab) {
   return Vocab->isShufflingSampler(Node);
-}
-AST_MATCHER(CallExpr, isOptimizerStep) {
-  return Vocabulary::isOptimizerStep(Node);
 }
 AST_MATCHER(FunctionDecl, isDataLoaderFactory) {
   return Vocabulary::isDataLoaderFactory(Node);
