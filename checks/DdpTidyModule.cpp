@@ -8,7 +8,9 @@
 
 #include "DeviceMoveAfterWrapCheck.h"
 #include "MutationAfterWrapCheck.h"
+#include "PerParameterAllreduceCheck.h"
 #include "SamplerEpochCheck.h"
+#include "UnwaitedWorkCheck.h"
 #include "UnwrappedForwardCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -20,9 +22,16 @@ public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<DeviceMoveAfterWrapCheck>(
         "ddp-device-move-after-wrap");
-    Factories.registerCheck<MutationAfterWrapCheck>("ddp-mutation-after-wrap");
-    Factories.registerCheck<SamplerEpochCheck>("ddp-sampler-epoch");
-    Factories.registerCheck<UnwrappedForwardCheck>("ddp-unwrapped-forward");
+    Factories.registerCheck<MutationAfterWrapCheck>(
+        "ddp-mutation-after-wrap");
+    Factories.registerCheck<PerParameterAllreduceCheck>(
+        "ddp-per-parameter-allreduce");
+    Factories.registerCheck<SamplerEpochCheck>(
+        "ddp-sampler-epoch");
+    Factories.registerCheck<UnwaitedWorkCheck>(
+        "ddp-unwaited-work");
+    Factories.registerCheck<UnwrappedForwardCheck>(
+        "ddp-unwrapped-forward");
   }
 };
 

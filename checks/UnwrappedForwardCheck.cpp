@@ -21,7 +21,7 @@ const Expr *computationReceiver(const CallExpr &Call, const Vocabulary &Vocab) {
   if (const Expr *Receiver = Vocab.forwardReceiver(Call))
     return Receiver;
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
-  if (!Member || !Vocabulary::isTensorType(Call.getType()))
+  if (!Member || !Vocabulary::isTensor(Call.getType()))
     return nullptr;
   const CXXMethodDecl *MD = Member->getMethodDecl();
   if (!MD || !Vocabulary::isModuleClass(*MD->getParent()))

@@ -504,9 +504,9 @@ const Expr *Vocabulary::inPlaceChangeTarget(const Expr &E) {
       if (Data->getMethodDecl() &&
           Data->getMethodDecl()->getDeclName().isIdentifier() &&
           Data->getMethodDecl()->getName() == "data" &&
-          isTensorType(Data->getImplicitObjectArgument()->getType()))
+          isTensor(Data->getImplicitObjectArgument()->getType()))
         return Data->getImplicitObjectArgument();
-    return Compound && isTensorType(Lhs->getType()) ? Lhs : nullptr;
+    return Compound && isTensor(Lhs->getType()) ? Lhs : nullptr;
   }
   const auto *Call = dyn_cast<CallExpr>(&E);
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
@@ -564,7 +564,7 @@ bool Vocabulary::isRandomSource(const CallExpr &Call) {
                         .Default(false);
 }
 
-bool Vocabulary::isTensorType(QualType T) {
+bool Vocabulary::isTensor(QualType T) {
   const CXXRecordDecl *RD = T.isNull() ? nullptr
                                        : T.getNonReferenceType()->getAsCXXRecordDecl();
   return RD && qualifiedName(*RD) == "at::Tensor";
@@ -772,6 +772,84 @@ bool Vocabulary::mentionsRank(const Stmt *S) const {
       return true;
   return false;
 }
+
+//===----------------------------------------------------------------------===//
+// Steps, pending work and gradient hooks
+//===----------------------------------------------------------------------===//
+
+bool Vocabulary::isOptimizerStep(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
+  return MD && MD->getDeclName().isIdentifier() && MD->getName() == "step" &&
+         isSameOrDerivedFrom(*MD->getParent(), "torch::optim::Optimizer");
+}
+
+const Expr *Vocabulary::gradientHook(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
+  if (!MD || !MD->getDeclName().isIdentifier() ||
+      MD->getName() != "register_hook" || Call.getNumArgs() != 1 ||
+      !isSameOrDerivedFrom(*MD->getParent(), "at::TensorBase"))
+    return nullptr;
+  return Call.getArg(0);
+}
+
+std::optional<bool> Vocabulary::coalescingBracket(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return std::nullopt;
+  llvm::StringRef Name = FD->getName();
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    if (!isProcessGroupClass(*MD->getParent()))
+      return std::nullopt;
+    if (Name == "startCoalescing")
+      return true;
+    if (Name == "endCoalescing")
+      return false;
+    return std::nullopt;
+  }
+  if (!isGlobalCFunction(*FD))
+    return std::nullopt;
+  if (Name == "ncclGroupStart")
+    return true;
+  if (Name == "ncclGroupEnd")
+    return false;
+  return std::nullopt;
+}
+
+bool Vocabulary::isTensorType(QualType T) {
+  if (T.isNull())
+    return false;
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  if (isSameOrDerivedFrom(*RD, "at::TensorBase"))
+    return true;
+  // std::vector<at::Tensor> and other containers of tensors.
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    if (const CXXRecordDecl *Element = templateArgumentRecord(*Spec, 0))
+      return isSameOrDerivedFrom(*Element, "at::TensorBase");
+  return false;
+}
+
+const Expr *Vocabulary::waitedObject(const CallExpr &Call) {
+  if (!isWaitCall(Call))
+    return nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    return Member->getImplicitObjectArgument();
+  llvm::StringRef Name = Call.getDirectCallee()->getName();
+  unsigned Index = (Name == "MPI_Waitall" || Name == "MPI_Waitany") ? 1 : 0;
+  return Index < Call.getNumArgs() ? Call.getArg(Index) : nullptr;
+}
+
+const Expr *Vocabulary::requestArgument(const CallExpr &Call) const {
+  std::optional<CollectiveInfo> C = classifyCollective(Call);
+  if (!C || C->Api != CollectiveApi::Mpi || !C->Asynchronous ||
+      Call.getNumArgs() == 0)
+    return nullptr;
+  return Call.getArg(Call.getNumArgs() - 1);
+}
+
 
 //===----------------------------------------------------------------------===//
 // Wrappers

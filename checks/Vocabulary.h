@@ -108,8 +108,8 @@ public:
   static const Expr *structuralChangeReceiver(const CallExpr &Call);
   /// `loss.backward()`, `torch::autograd::backward(...)`.
   static bool isBackwardCall(const CallExpr &Call);
-  /// `at::Tensor` (also behind references).
-  static bool isTensorType(QualType T);
+  /// One `at::Tensor` (also behind a reference), not a container of them.
+  static bool isTensor(QualType T);
   /// A tensor changed in place: `t.add_(...)`, `copy_`, `fill_`, `mul_`,
   /// `set_data`, `normal_`, ..., `torch::nn::init::*(t, ...)`, and
   /// `t.data() = ...`. Returns the tensor expression, or null.
@@ -193,6 +193,26 @@ public:
   /// `StatelessDataLoader<D, S>` (also through `std::unique_ptr`,
   /// references and pointers); null for other types.
   static const CXXRecordDecl *samplerOfLoaderType(QualType T);
+
+  // --- Steps, pending work and gradient hooks ---------------------------
+  /// `optimizer.step()` on a `torch::optim::Optimizer` (or a subclass).
+  static bool isOptimizerStep(const CallExpr &Call);
+  /// For `t.register_hook(fn)` on a tensor: the hook, which runs with the
+  /// tensor's gradient; null otherwise.
+  static const Expr *gradientHook(const CallExpr &Call);
+  /// Brackets that fuse the collectives issued between them into one:
+  /// `ncclGroupStart()` / `ncclGroupEnd()`, c10d's `startCoalescing()` /
+  /// `endCoalescing()`. True for an opening, false for a closing call.
+  static std::optional<bool> coalescingBracket(const CallExpr &Call);
+  /// A tensor (`at::Tensor`, `at::TensorBase`), or a container of them.
+  static bool isTensorType(QualType T);
+  /// What a wait call waits on: the `Work` of `work->wait()`, the request
+  /// of `MPI_Wait(&req, ...)`, the request array of `MPI_Waitall(n, reqs,
+  /// ...)`, the stream of `cudaStreamSynchronize(s)`; null otherwise.
+  static const Expr *waitedObject(const CallExpr &Call);
+  /// For a non-blocking MPI collective (`MPI_Iallreduce(..., &req)`): the
+  /// argument that receives its request; null otherwise.
+  const Expr *requestArgument(const CallExpr &Call) const;
 
 private:
   struct ConfiguredCollective {

@@ -93,6 +93,14 @@ private:
     }
     if (Vocabulary::isWaitCall(Call))
       diag(Loc, "wait");
+    if (Vocabulary::isOptimizerStep(Call))
+      diag(Loc, "optimizer step");
+    if (Vocabulary::gradientHook(Call))
+      diag(Loc, "gradient hook registered");
+    if (std::optional<bool> Open = Vocabulary::coalescingBracket(Call))
+      diag(Loc, *Open ? "coalescing starts" : "coalescing ends");
+    if (const Expr *Request = Vocab.requestArgument(Call))
+      diag(Request->getExprLoc(), "request written here");
     if (isa<CXXMemberCallExpr>(Call) && Vocab.innerModuleAccessBase(&Call))
       diag(Loc, "inner module access");
     if (const Expr *Sampler = Vocabulary::copiedSamplerArgument(Call))

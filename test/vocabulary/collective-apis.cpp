@@ -29,6 +29,8 @@ void mpi(torch::Tensor &grad) {
   MPI_Iallreduce(MPI_IN_PLACE, grad.data_ptr(), grad.numel(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &request);
 // CHECK: :[[@LINE-1]]:3: warning: collective allreduce (mpi, asynchronous) [probe-vocabulary]
 // DEFAULT: :[[@LINE-2]]:3: warning: collective allreduce (mpi, asynchronous) [probe-vocabulary]
+// CHECK: :[[@LINE-3]]:99: warning: request written here [probe-vocabulary]
+// DEFAULT: :[[@LINE-4]]:99: warning: request written here [probe-vocabulary]
   MPI_Wait(&request, MPI_STATUS_IGNORE);
 // CHECK: :[[@LINE-1]]:3: warning: wait [probe-vocabulary]
 // DEFAULT: :[[@LINE-2]]:3: warning: wait [probe-vocabulary]

@@ -1,0 +1,292 @@
+//===--- PerParameterAllreduceCheck.cpp - ddp-per-parameter-allreduce -----===//
+
+#include "PerParameterAllreduceCheck.h"
+
+#include "utils/Reachability.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+// Bound-node ids.
+constexpr llvm::StringLiteral CollectiveId = "collective";
+
+/// The statement around S, climbing through a variable's declaration to its
+/// DeclStmt.
+const Stmt *parentStmt(const Stmt &S, ASTContext &Context) {
+  DynTypedNodeList Parents = Context.getParents(S);
+  for (unsigned Depth = 0; Depth < 4 && !Parents.empty(); ++Depth) {
+    for (const DynTypedNode &Parent : Parents)
+      if (const auto *P = Parent.get<Stmt>())
+        return P;
+    // A lambda's body hangs off its call operator, inside its class, inside
+    // the LambdaExpr.
+    const auto *Method = Parents[0].get<CXXMethodDecl>();
+    const auto *Record = Parents[0].get<CXXRecordDecl>();
+    if (!Parents[0].get<VarDecl>() && !(Method && Method->getParent()->isLambda()) &&
+        !(Record && Record->isLambda()))
+      return nullptr;
+    Parents = Context.getParents(Parents[0]);
+  }
+  return nullptr;
+}
+
+bool contains(const Stmt *Outer, const Stmt *Inner) {
+  if (!Outer || !Inner)
+    return false;
+  if (Outer == Inner)
+    return true;
+  for (const Stmt *Child : Outer->children())
+    if (contains(Child, Inner))
+      return true;
+  return false;
+}
+
+bool declaredWithin(const VarDecl &D, const Stmt &Scope) {
+  SourceRange R = Scope.getSourceRange();
+  SourceLocation L = D.getLocation();
+  return R.isValid() && L.isValid() && !(L < R.getBegin()) &&
+         !(R.getEnd() < L);
+}
+
+/// Whether E carries the per-iteration tensor: the gradient of Element
+/// (`p.grad()`, `p.value().grad()`), Element itself when it is the tensor
+/// being synchronised, or a local of Scope computed from one of those
+/// (`auto g = p.grad(); std::vector<at::Tensor> ts{g};`).
+bool carries(const Stmt *E, const VarDecl &Element, bool ElementItself,
+             const Stmt &Scope, unsigned Depth = 0) {
+  if (!E)
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (Vocabulary::isGradAccess(*Call) &&
+        Vocabulary::parameterTensorVariable(
+            cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()) ==
+            &Element)
+      return true;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (Ref->getDecl() == &Element)
+      return ElementItself;
+    if (const auto *Local = dyn_cast<VarDecl>(Ref->getDecl()))
+      if (Depth < 4 && Local->hasLocalStorage() && Local->hasInit() &&
+          declaredWithin(*Local, Scope))
+        return carries(Local->getInit(), Element, ElementItself, Scope,
+                       Depth + 1);
+    return false;
+  }
+  if (isa<LambdaExpr>(E))
+    return false; // its body runs elsewhere
+  for (const Stmt *Child : E->children())
+    if (carries(Child, Element, ElementItself, Scope, Depth))
+      return true;
+  return false;
+}
+
+bool carriesInArguments(const CallExpr &Call, const VarDecl &Element,
+                        bool ElementItself, const Stmt &Scope) {
+  for (const Expr *Arg : Call.arguments())
+    if (carries(Arg, Element, ElementItself, Scope))
+      return true;
+  // c10d: the tensors are the object's arguments; the object is the group.
+  return false;
+}
+
+/// The lambda a hook argument is, through the std::function it may be
+/// converted to.
+const LambdaExpr *hookLambda(const Expr *Hook) {
+  for (unsigned Depth = 0; Hook && Depth < 8; ++Depth) {
+    Hook = stripObjectWrappers(Hook);
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(Hook))
+      return Lambda;
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Hook)) {
+      if (Construct->getNumArgs() != 1)
+        return nullptr;
+      Hook = Construct->getArg(0);
+      continue;
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Hook))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        if (Var->hasLocalStorage() && Var->hasInit()) {
+          Hook = Var->getInit();
+          continue;
+        }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// Where one collective per parameter comes from.
+struct PerParameterSite {
+  const Stmt *Iteration = nullptr; // the code run once per parameter
+  const Stmt *Origin = nullptr;    // the loop, or the register_hook call
+  bool IsHook = false;
+};
+
+} // namespace
+
+void PerParameterAllreduceCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      callExpr(matchers::isCollective(&Vocab),
+               unless(isExpansionInSystemHeader()),
+               anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(lambdaExpr())))
+          .bind(CollectiveId),
+      this);
+}
+
+bool PerParameterAllreduceCheck::isBlocking(const CallExpr &Collective,
+                                            const CollectiveInfo &Info,
+                                            const Stmt &Iteration,
+                                            ASTContext &Context) const {
+  if (!Info.Asynchronous)
+    return true;
+  // `pg->allreduce(ts)->wait()`: the wait is chained on the result.
+  const ValueDecl *Holder = nullptr;
+  const Stmt *Child = &Collective;
+  for (unsigned Depth = 0; Depth < 10; ++Depth) {
+    const Stmt *Parent = parentStmt(*Child, Context);
+    if (!Parent)
+      break;
+    if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
+      if (const Expr *Waited = Vocabulary::waitedObject(*Call))
+        if (contains(Waited, &Collective))
+          return true;
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+        if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+            contains(Op->getArg(1), &Collective)) {
+          Holder = handleDecl(Op->getArg(0));
+          break;
+        }
+    }
+    if (const auto *Decl = dyn_cast<DeclStmt>(Parent)) {
+      if (Decl->isSingleDecl())
+        Holder = dyn_cast<VarDecl>(Decl->getSingleDecl());
+      break;
+    }
+    if (!isa<Expr>(Parent))
+      break;
+    Child = Parent;
+  }
+  if (const Expr *Request = Vocab.requestArgument(Collective))
+    Holder = handleDecl(Request);
+  if (!Holder)
+    return false;
+  // The work kept in a local and waited on in the same iteration.
+  auto Waits = match(
+      findAll(callExpr(callee(functionDecl())).bind("wait")), Iteration,
+      Context);
+  for (const BoundNodes &N : Waits)
+    if (const Expr *Waited =
+            Vocabulary::waitedObject(*N.getNodeAs<CallExpr>("wait")))
+      if (handleDecl(Waited) == Holder)
+        return true;
+  return false;
+}
+
+bool PerParameterAllreduceCheck::isCoalesced(const CallExpr &Collective,
+                                             ASTContext &Context) const {
+  // The function around the collective (not a lambda inside it).
+  const FunctionDecl *Function = nullptr;
+  DynTypedNode Node = DynTypedNode::create(Collective);
+  for (unsigned Depth = 0; Depth < 128 && !Function; ++Depth) {
+    DynTypedNodeList Parents = Context.getParents(Node);
+    if (Parents.empty())
+      return false;
+    Node = Parents[0];
+    if (Node.get<LambdaExpr>())
+      return false;
+    Function = Node.get<FunctionDecl>();
+  }
+  if (!Function || !Function->getBody())
+    return false;
+  llvm::SmallVector<const Stmt *, 4> Opens, Closes;
+  for (const BoundNodes &N : match(findAll(callExpr().bind("call")),
+                                   *Function->getBody(), Context)) {
+    const auto *Call = N.getNodeAs<CallExpr>("call");
+    if (std::optional<bool> Open = Vocabulary::coalescingBracket(*Call))
+      (*Open ? Opens : Closes).push_back(Call);
+  }
+  if (Opens.empty())
+    return false;
+  Reachability Flow(Function, Function->getBody(), Context);
+  return llvm::any_of(Opens, [&](const Stmt *Open) {
+    return Flow.reachable(Open, &Collective, Closes);
+  });
+}
+
+void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Collective = Result.Nodes.getNodeAs<CallExpr>(CollectiveId);
+  std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Collective);
+  if (!Info)
+    return;
+  ASTContext &Context = *Result.Context;
+  // Synchronising a parameter itself (model averaging) each step costs the
+  // same; a broadcast of each parameter happens once, at start-up.
+  bool SyncsParameters = Info->Kind != CollectiveKind::Broadcast &&
+                         Info->Kind != CollectiveKind::Barrier &&
+                         Info->Kind != CollectiveKind::Scatter;
+
+  PerParameterSite Site;
+  const Stmt *Child = Collective;
+  for (unsigned Depth = 0; Depth < 128 && !Site.Iteration; ++Depth) {
+    const Stmt *Parent = parentStmt(*Child, Context);
+    if (!Parent)
+      break;
+    if (const auto *Loop = dyn_cast<CXXForRangeStmt>(Parent)) {
+      const VarDecl *Element = Loop->getLoopVariable();
+      bool OverParameters = Vocabulary::parameterLoopVariable(*Loop);
+      if (Child == Loop->getBody() && Element &&
+          carriesInArguments(*Collective, *Element,
+                             OverParameters && SyncsParameters,
+                             *Loop->getBody()))
+        Site = {Loop->getBody(), Loop, false};
+    } else if (const auto *Lambda = dyn_cast<LambdaExpr>(Parent)) {
+      // Inside a hook registered with `register_hook`: once per tensor.
+      const CXXMethodDecl *Operator = Lambda->getCallOperator();
+      const Stmt *Above = Lambda;
+      for (unsigned Up = 0; Up < 8 && Above; ++Up) {
+        Above = parentStmt(*Above, Context);
+        const auto *Call = dyn_cast_or_null<CallExpr>(Above);
+        if (!Call)
+          continue;
+        if (const Expr *Hook = Vocabulary::gradientHook(*Call))
+          if (hookLambda(Hook) == Lambda && Operator->getNumParams() >= 1 &&
+              carriesInArguments(*Collective, *Operator->getParamDecl(0),
+                                 true, *Lambda->getBody()))
+            Site = {Lambda->getBody(), Call, true};
+        break;
+      }
+      break; // a lambda's body runs where it is called
+    }
+    Child = Parent;
+  }
+  if (!Site.Iteration || isCoalesced(*Collective, Context))
+    return;
+
+  if (isBlocking(*Collective, *Info, *Site.Iteration, Context))
+    diag(Collective->getBeginLoc(),
+         "one blocking %0 per parameter: every tensor waits out a full "
+         "collective round trip, so gradient synchronisation is "
+         "latency-bound; flatten the gradients into one bucket (torch::cat, "
+         "one %0, copy back), use allreduce_coalesced, or a data-parallel "
+         "wrapper that buckets gradients")
+        << collectiveKindName(Info->Kind);
+  else
+    diag(Collective->getBeginLoc(),
+         "one %0 per parameter: each tensor is a separate collective with "
+         "its own launch and latency, even when the results are waited for "
+         "later; flatten the gradients into one bucket, use "
+         "allreduce_coalesced, or a data-parallel wrapper that buckets "
+         "gradients")
+        << collectiveKindName(Info->Kind);
+  diag(Site.Origin->getBeginLoc(),
+       Site.IsHook ? "hook registered on each parameter here"
+                   : "loop over the parameters here",
+       DiagnosticIDs::Note);
+}
+
+} // namespace clang::tidy::ddp

@@ -1,0 +1,427 @@
+//===--- UnwaitedWorkCheck.cpp - ddp-unwaited-work ------------------------===//
+
+#include "UnwaitedWorkCheck.h"
+
+#include "utils/Reachability.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+// Bound-node ids.
+constexpr llvm::StringLiteral WorkCallId = "workCall";
+constexpr llvm::StringLiteral FunctionId = "function";
+
+/// A call that hands out pending work: one returning a c10d Work, or a
+/// non-blocking MPI collective writing a request.
+bool isOneOf(llvm::StringRef Name, std::initializer_list<llvm::StringRef> Names) {
+  return llvm::is_contained(Names, Name);
+}
+
+bool producesWork(const CallExpr &Call, const Vocabulary &Vocab) {
+  if (isa<CXXOperatorCallExpr>(Call) || Call.isCallToStdMove())
+    return false;
+  if (Vocab.requestArgument(Call))
+    return true;
+  return Vocabulary::isWorkType(Call.getType()) &&
+         !Call.getType()->isReferenceType();
+}
+
+const Stmt *parentStmt(const Stmt &S, ASTContext &Context) {
+  DynTypedNodeList Parents = Context.getParents(S);
+  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+}
+
+/// The variable or field holding pending work that E names: `w`, `works`
+/// in `works[i]`, `works.back()`, `&requests[i]`, `requests.data()`.
+const ValueDecl *holderDecl(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = stripObjectWrappers(E);
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+      if (Unary->getOpcode() == UO_AddrOf || Unary->getOpcode() == UO_Deref) {
+        E = Unary->getSubExpr();
+        continue;
+      }
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = Subscript->getBase();
+      continue;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+      if (Op->getOperator() == OO_Subscript || Op->getOperator() == OO_Arrow ||
+          Op->getOperator() == OO_Star) {
+        E = Op->getArg(0);
+        continue;
+      }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = Member->getMethodDecl();
+      if (MD && MD->getDeclName().isIdentifier() &&
+          isOneOf(MD->getName(), {"back", "front", "data", "at", "get"})) {
+        E = Member->getImplicitObjectArgument();
+        continue;
+      }
+    }
+    return referencedDecl(E);
+  }
+  return nullptr;
+}
+
+/// Where a call's pending work goes.
+struct WorkStore {
+  const CallExpr *Call;
+  const ValueDecl *Holder; // null: not kept (chained wait, returned, passed on)
+  const Stmt *Site = nullptr; // the assignment or push_back that keeps it
+};
+
+WorkStore storeOf(const CallExpr &Call, const Vocabulary &Vocab,
+                  ASTContext &Context) {
+  if (const Expr *Request = Vocab.requestArgument(Call))
+    return {&Call, holderDecl(Request)};
+  const Stmt *Child = &Call;
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    DynTypedNodeList Parents = Context.getParents(*Child);
+    if (Parents.empty())
+      return {&Call, nullptr};
+    if (const auto *Var = Parents[0].get<VarDecl>())
+      return {&Call, Var};
+    const auto *Parent = Parents[0].get<Stmt>();
+    if (!Parent)
+      return {&Call, nullptr};
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent)) {
+      if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+          Op->getArg(1) == Child)
+        return {&Call, holderDecl(Op->getArg(0)), Op};
+    } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Parent)) {
+      // `works.push_back(pg->allreduce(ts))`.
+      const CXXMethodDecl *MD = Member->getMethodDecl();
+      if (MD && MD->getDeclName().isIdentifier() &&
+          isOneOf(MD->getName(), {"push_back", "emplace_back", "push", "emplace",
+                              "insert"}) &&
+          Member->getImplicitObjectArgument() != Child)
+        return {&Call, holderDecl(Member->getImplicitObjectArgument()),
+                Member};
+      return {&Call, nullptr};
+    } else if (isa<CallExpr>(Parent) || !isa<Expr>(Parent)) {
+      return {&Call, nullptr};
+    }
+    Child = Parent;
+  }
+  return {&Call, nullptr};
+}
+
+/// Whether a call's value is thrown away: it is a statement of its own
+/// (possibly cast to void).
+bool isDiscarded(const CallExpr &Call, ASTContext &Context) {
+  const Stmt *Child = &Call;
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    const Stmt *Parent = parentStmt(*Child, Context);
+    if (!Parent)
+      return false;
+    if (isa<ExprWithCleanups, CXXBindTemporaryExpr, MaterializeTemporaryExpr,
+            ImplicitCastExpr, ParenExpr>(Parent)) {
+      Child = Parent;
+      continue;
+    }
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Parent))
+      return Cast->getType()->isVoidType();
+    if (isa<CompoundStmt>(Parent))
+      return true;
+    if (const auto *If = dyn_cast<IfStmt>(Parent))
+      return If->getThen() == Child || If->getElse() == Child;
+    if (const auto *For = dyn_cast<ForStmt>(Parent))
+      return For->getBody() == Child || For->getInc() == Child;
+    if (const auto *While = dyn_cast<WhileStmt>(Parent))
+      return While->getBody() == Child;
+    if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(Parent))
+      return RangeFor->getBody() == Child;
+    return false;
+  }
+  return false;
+}
+
+/// The tensors a collective works on, as variables: tensors named in its
+/// arguments, the tensors a local list of them was built from, and the
+/// tensors whose gradient it reduces (`p.grad().data_ptr()`).
+struct ReducedTensors {
+  llvm::SmallPtrSet<const VarDecl *, 4> Variables;
+  llvm::SmallPtrSet<const VarDecl *, 4> GradientsOf;
+};
+
+void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (Vocabulary::isGradAccess(*Call)) {
+      if (const ValueDecl *Of = handleDecl(
+              cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()))
+        if (const auto *Var = dyn_cast<VarDecl>(Of))
+          Out.GradientsOf.insert(Var);
+      return;
+    }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (Var && Vocabulary::isTensorType(Var->getType()) &&
+        Out.Variables.insert(Var).second && Depth < 2 &&
+        Var->hasLocalStorage() && Var->hasInit())
+      collectTensors(Var->getInit(), Out, Depth + 1);
+    return;
+  }
+  if (isa<LambdaExpr>(S))
+    return;
+  for (const Stmt *Child : S->children())
+    collectTensors(Child, Out, Depth);
+}
+
+const Expr *enclosingLoopCondition(const Stmt &S, ASTContext &Context) {
+  for (const Stmt *Up = parentStmt(S, Context); Up;
+       Up = parentStmt(*Up, Context)) {
+    if (const auto *For = dyn_cast<ForStmt>(Up))
+      return For->getCond();
+    if (const auto *While = dyn_cast<WhileStmt>(Up))
+      return While->getCond();
+    if (isa<LambdaExpr>(Up))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// `v.size()`, `t.numel()`, `t.sizes()`: reads no element being reduced.
+bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
+  const Stmt *Parent = parentStmt(Ref, Context);
+  while (Parent && isa<ImplicitCastExpr>(Parent))
+    Parent = parentStmt(*Parent, Context);
+  const auto *ME = dyn_cast_or_null<MemberExpr>(Parent);
+  const auto *MD = ME ? dyn_cast<CXXMethodDecl>(ME->getMemberDecl()) : nullptr;
+  return MD && MD->getDeclName().isIdentifier() &&
+         isOneOf(MD->getName(), {"size", "empty", "numel", "dim", "sizes",
+                                 "device", "dtype", "options", "defined",
+                                 "scalar_type"});
+}
+
+const DeclStmt *declStmtOf(const VarDecl &Var, ASTContext &Context) {
+  for (const DynTypedNode &Parent : Context.getParents(Var))
+    if (const auto *DS = Parent.get<DeclStmt>())
+      return DS;
+  return nullptr;
+}
+
+bool contains(const Stmt *Outer, const Stmt *Inner) {
+  if (!Outer || !Inner)
+    return false;
+  if (Outer == Inner)
+    return true;
+  for (const Stmt *Child : Outer->children())
+    if (contains(Child, Inner))
+      return true;
+  return false;
+}
+
+} // namespace
+
+void UnwaitedWorkCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      callExpr(unless(isExpansionInSystemHeader()),
+               hasType(qualType(hasDeclaration(cxxRecordDecl()))))
+          .bind(WorkCallId),
+      this);
+  Finder->addMatcher(
+      functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
+                   hasBody(stmt(hasDescendant(callExpr()))))
+          .bind(FunctionId),
+      this);
+}
+
+void UnwaitedWorkCheck::check(const MatchFinder::MatchResult &Result) {
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(WorkCallId))
+    checkDiscarded(*Call, *Result.Context);
+  if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId))
+    checkFunction(*Function, *Result.Context);
+}
+
+void UnwaitedWorkCheck::checkDiscarded(const CallExpr &Call,
+                                       ASTContext &Context) {
+  if (isa<CXXOperatorCallExpr>(Call) || Call.isCallToStdMove() ||
+      !Vocabulary::isWorkType(Call.getType()) ||
+      Call.getType()->isReferenceType() || !Call.getDirectCallee() ||
+      !isDiscarded(Call, Context))
+    return;
+  diag(Call.getExprLoc(),
+       "the Work returned by %0 is discarded: nothing waits for the "
+       "collective, so later reads of its tensors and the optimizer step race "
+       "with it; call wait() on the result, or keep it and wait before the "
+       "tensors are used")
+      << Call.getDirectCallee();
+}
+
+void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
+                                      ASTContext &Context) {
+  const Stmt *Body = Function.getBody();
+  std::vector<WorkStore> Stores;
+  std::vector<const CallExpr *> Waits, Steps;
+  for (const BoundNodes &N : match(findAll(callExpr().bind("call")), *Body,
+                                   Context)) {
+    const auto *Call = N.getNodeAs<CallExpr>("call");
+    if (producesWork(*Call, Vocab)) {
+      WorkStore Store = storeOf(*Call, Vocab, Context);
+      if (Store.Holder)
+        Stores.push_back(Store);
+    } else if (Vocabulary::isWaitCall(*Call)) {
+      Waits.push_back(Call);
+    } else if (Vocabulary::isOptimizerStep(*Call)) {
+      Steps.push_back(Call);
+    }
+  }
+  if (Stores.empty())
+    return;
+
+  // Range-for loops: a wait on the loop variable waits on the container.
+  llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> LoopOver;
+  for (const BoundNodes &N :
+       match(findAll(cxxForRangeStmt().bind("for")), *Body, Context)) {
+    const auto *For = N.getNodeAs<CXXForRangeStmt>("for");
+    if (For->getLoopVariable())
+      LoopOver[For->getLoopVariable()] = For;
+  }
+
+  Reachability Flow(&Function, Body, Context);
+  if (!Flow.valid())
+    return;
+  llvm::SmallPtrSet<const ValueDecl *, 4> Reported;
+
+  for (const WorkStore &Store : Stores) {
+    const ValueDecl *Holder = Store.Holder;
+    if (Reported.contains(Holder))
+      continue;
+    const auto *Local = dyn_cast<VarDecl>(Holder);
+    if (!Local || !Local->hasLocalStorage() || isa<ParmVarDecl>(Local))
+      continue; // a field or a caller's object: waited elsewhere
+
+    // The statements after which the work is known complete.
+    llvm::SmallVector<const Stmt *, 4> Completions;
+    llvm::SmallVector<const Stmt *, 8> Accounted; // holder uses that are fine
+    for (const CallExpr *Wait : Waits) {
+      const ValueDecl *Waited = holderDecl(Vocabulary::waitedObject(*Wait));
+      if (Waited == Holder) {
+        Completions.push_back(Wait);
+        Accounted.push_back(Wait);
+        // `for (i...) works[i]->wait();`: waiting on a container's elements
+        // in a loop; every path past the loop evaluates its condition.
+        if (!Vocabulary::isWorkType(Local->getType()))
+          if (const Stmt *Condition = enclosingLoopCondition(*Wait, Context))
+            Completions.push_back(Condition);
+        continue;
+      }
+      const auto *LoopVar = dyn_cast_or_null<VarDecl>(Waited);
+      auto It = LoopVar ? LoopOver.find(LoopVar) : LoopOver.end();
+      if (It != LoopOver.end() &&
+          holderDecl(It->second->getRangeInit()) == Holder) {
+        // Every path into the loop evaluates its range first.
+        Completions.push_back(It->second->getRangeInit());
+        Accounted.push_back(It->second->getRangeInit());
+      }
+    }
+    for (const WorkStore &Other : Stores)
+      if (Other.Holder == Holder)
+        Accounted.push_back(Other.Site ? Other.Site : Other.Call);
+
+    // Any other use of the holder hands the work on (returned, passed to a
+    // function, moved elsewhere): whoever gets it waits.
+    bool Escapes = false;
+    for (const BoundNodes &N :
+         match(findAll(declRefExpr(to(varDecl(equalsNode(Local)))).bind("ref")),
+               *Body, Context)) {
+      const auto *Ref = N.getNodeAs<DeclRefExpr>("ref");
+      if (llvm::any_of(Accounted,
+                       [&](const Stmt *S) { return contains(S, Ref); }))
+        continue;
+      // `works.size()`, `works.reserve(n)`, `works.clear()` keep it here.
+      const Stmt *Parent = parentStmt(*Ref, Context);
+      while (Parent && isa<ImplicitCastExpr>(Parent))
+        Parent = parentStmt(*Parent, Context);
+      if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent))
+        if (const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
+          if (MD->getDeclName().isIdentifier() &&
+              isOneOf(MD->getName(), {"size", "empty", "reserve", "clear"}))
+            continue;
+      Escapes = true;
+      break;
+    }
+    if (Escapes)
+      continue;
+
+    const FunctionDecl *Callee = Store.Call->getDirectCallee();
+    // Uses that must come after completion: the optimizer step and reads of
+    // the collective's tensors.
+    ReducedTensors Tensors;
+    for (const Expr *Arg : Store.Call->arguments())
+      collectTensors(Arg, Tensors, 0);
+    struct Use {
+      const Stmt *Where;
+      const VarDecl *Tensor; // null for an optimizer step
+    };
+    std::vector<Use> Uses;
+    for (const CallExpr *Step : Steps)
+      Uses.push_back({Step, nullptr});
+    for (const BoundNodes &N :
+         match(findAll(declRefExpr().bind("ref")), *Body, Context)) {
+      const auto *Ref = N.getNodeAs<DeclRefExpr>("ref");
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!Var || !Tensors.Variables.contains(Var) ||
+          contains(Store.Call, Ref))
+        continue;
+      // Handing the tensors to another collective is no read.
+      bool InCollective = false;
+      for (const Stmt *Up = parentStmt(*Ref, Context); Up && isa<Expr>(Up);
+           Up = parentStmt(*Up, Context))
+        if (const auto *Call = dyn_cast<CallExpr>(Up))
+          if (Vocab.classifyCollective(*Call)) {
+            InCollective = true;
+            break;
+          }
+      if (!InCollective && !isMetadataQuery(*Ref, Context))
+        Uses.push_back({Ref, Var});
+    }
+    for (const Use &U : Uses) {
+      llvm::SmallVector<const Stmt *, 6> Avoid(Completions.begin(), Completions.end());
+      if (U.Tensor)
+        if (const DeclStmt *Decl = declStmtOf(*U.Tensor, Context))
+          Avoid.push_back(Decl); // a new tensor on the next iteration
+      if (!Flow.reachable(Store.Call, U.Where, Avoid))
+        continue;
+      if (U.Tensor)
+        diag(Store.Call->getExprLoc(),
+             "%0 may still be running when %1 is read: the work kept in %2 "
+             "is not waited for on this path, so the read races with the "
+             "collective; wait on %2 first")
+            << Callee << U.Tensor << Holder;
+      else
+        diag(Store.Call->getExprLoc(),
+             "%0 may still be running when the optimizer steps: the work kept "
+             "in %1 is not waited for on this path, so the step races with "
+             "the collective; wait on %1 before the step")
+            << Callee << Holder;
+      diag(U.Where->getBeginLoc(),
+           U.Tensor ? "read here" : "optimizer step here", DiagnosticIDs::Note);
+      Reported.insert(Holder);
+      break;
+    }
+    if (Completions.empty() && !Reported.contains(Holder)) {
+      diag(Store.Call->getExprLoc(),
+           "the work of %0 kept in %1 is never waited for: nothing orders the "
+           "collective before later reads of its tensors or the optimizer "
+           "step; wait on %1 before the tensors are used")
+          << Callee << Holder;
+      Reported.insert(Holder);
+    }
+  }
+}
+
+} // namespace clang::tidy::ddp

@@ -1,0 +1,201 @@
+// Both entry points, the clang-tidy plugin and the driver, on the mock headers:
+// RUN: %clang_tidy %s -checks='-*,ddp-per-parameter-allreduce' -- %mock_flags 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN: not %ddplint %s --checks='-*,ddp-per-parameter-allreduce' -- %mock_flags 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+//
+// test/integration runs this same file against the real LibTorch headers.
+// MPI, NCCL, boost::mpi, c10d 2.x and configured collectives:
+// ddp-per-parameter-allreduce-apis.cpp.
+
+#include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include <memory>
+#include <vector>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+//===----------------------------------------------------------------------===//
+// One blocking collective per parameter
+//===----------------------------------------------------------------------===//
+
+void chained_wait(Net &model, c10d::ProcessGroup &pg) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> tensors{p.grad()};
+    pg.allreduce(tensors)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking allreduce per parameter: every tensor waits out a full collective round trip, so gradient synchronisation is latency-bound; flatten the gradients into one bucket (torch::cat, one allreduce, copy back), use allreduce_coalesced, or a data-parallel wrapper that buckets gradients [ddp-per-parameter-allreduce]
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+  }
+}
+
+// The shape of a helper that receives model->parameters(): a loop over a
+// vector of tensors, the gradient copied into a local first.
+void tensor_vector(c10d::ProcessGroup &pg,
+                   const std::vector<torch::Tensor> &parameters) {
+  for (const auto &parameter : parameters) {
+    auto grad = parameter.grad();
+    if (!grad.defined())
+      continue;
+    std::vector<at::Tensor> tensors{grad};
+    pg.allreduce(tensors)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-7]]:3: note: loop over the parameters here
+    grad.div_(pg.getSize());
+  }
+}
+
+void named_parameters_waited_local(Net &model,
+                                   const c10::intrusive_ptr<c10d::ProcessGroup> &pg) {
+  for (auto &item : model->named_parameters()) {
+    std::vector<at::Tensor> tensors{item.value().grad()};
+    auto work = pg->allreduce(tensors);
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+    work->wait();
+    item.value().mutable_grad().div_(pg->getSize());
+  }
+}
+
+void options_and_mutable_grad(Net &model, c10d::ProcessGroup &pg) {
+  c10d::AllreduceOptions options;
+  options.reduceOp = c10d::ReduceOp::AVG;
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> tensors{p.mutable_grad()};
+    pg.allreduce(tensors, options)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+  }
+}
+
+// Parameter averaging every step: the parameter itself, one by one.
+void parameter_averaging(Net &model, c10d::ProcessGroup &pg) {
+  torch::NoGradGuard no_grad;
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> tensors{p};
+    pg.allreduce(tensors)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+    p.div_(pg.getSize());
+  }
+}
+
+// A gradient hook on each parameter that all-reduces its gradient.
+void hook_per_parameter(Net &model, const c10::intrusive_ptr<c10d::ProcessGroup> &pg) {
+  for (auto &p : model->parameters()) {
+    p.register_hook([pg](torch::Tensor grad) {
+      std::vector<at::Tensor> tensors{grad};
+      pg->allreduce(tensors)->wait();
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: one blocking allreduce per parameter
+      // CHECK-MESSAGES: :[[@LINE-4]]:5: note: hook registered on each parameter here
+      return tensors[0] / pg->getSize();
+    });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// One collective per parameter, waited for after the loop
+//===----------------------------------------------------------------------===//
+
+void waited_after_loop(Net &model, c10d::ProcessGroup &pg) {
+  std::vector<c10::intrusive_ptr<c10d::Work>> works;
+  std::vector<std::vector<at::Tensor>> buffers;
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> tensors{p.grad()};
+    works.push_back(pg.allreduce(tensors));
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: one allreduce per parameter: each tensor is a separate collective with its own launch and latency, even when the results are waited for later; flatten the gradients into one bucket, use allreduce_coalesced, or a data-parallel wrapper that buckets gradients [ddp-per-parameter-allreduce]
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+  }
+  for (auto &work : works)
+    work->wait();
+}
+
+//===----------------------------------------------------------------------===//
+// Correct patterns
+//===----------------------------------------------------------------------===//
+
+// One flattened bucket, one collective (the wrapper's way).
+void negative_flattened_bucket(Net &model, c10d::ProcessGroup &pg) {
+  std::vector<torch::Tensor> flat;
+  for (auto &p : model->parameters())
+    flat.push_back(p.grad().reshape({-1}));
+  std::vector<at::Tensor> bucket{torch::cat(flat)};
+  pg.allreduce(bucket)->wait();
+  bucket[0].div_(pg.getSize());
+  int64_t offset = 0;
+  for (auto &p : model->parameters()) {
+    auto grad = p.mutable_grad();
+    grad.copy_(bucket[0].slice(0, offset, offset + grad.numel()).view_as(grad));
+    offset += grad.numel();
+  }
+}
+
+void negative_coalesced(Net &model, c10d::ProcessGroup &pg) {
+  std::vector<at::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  pg.allreduce_coalesced(grads)->wait();
+}
+
+// Broadcasting each parameter once at start-up costs one round trip per
+// tensor once, not per step.
+void negative_initial_broadcast(Net &model, c10d::ProcessGroup &pg) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> tensors{p};
+    pg.broadcast(tensors)->wait();
+  }
+}
+
+// A loop over batches: one collective per step on a metric.
+void negative_metric_per_batch(c10d::ProcessGroup &pg,
+                               const std::vector<torch::Tensor> &losses) {
+  for (const auto &loss : losses) {
+    std::vector<at::Tensor> tensors{loss.detach()};
+    pg.allreduce(tensors)->wait();
+  }
+}
+
+// A loop whose collective does not depend on the loop variable.
+void negative_loop_invariant(Net &model, c10d::ProcessGroup &pg,
+                             torch::Tensor flat) {
+  for (auto &p : model->parameters()) {
+    p.grad().zero_();
+  }
+  std::vector<at::Tensor> tensors{flat};
+  for (int step = 0; step < 3; ++step)
+    pg.allreduce(tensors)->wait();
+}
+
+// A hook that only counts gradients; the bucket is reduced elsewhere.
+void negative_hook_without_collective(Net &model, int &ready) {
+  for (auto &p : model->parameters())
+    p.register_hook([&ready](torch::Tensor grad) { ++ready; });
+}
+
+//===----------------------------------------------------------------------===//
+// Known false negatives
+//===----------------------------------------------------------------------===//
+
+// An index loop over the parameters is not recognised.
+void false_negative_index_loop(Net &model, c10d::ProcessGroup &pg) {
+  auto params = model->parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::vector<at::Tensor> tensors{params[i].grad()};
+    pg.allreduce(tensors)->wait();
+  }
+}
+
+// The collective in a helper called once per parameter.
+void sync_one(c10d::ProcessGroup &pg, torch::Tensor grad) {
+  std::vector<at::Tensor> tensors{grad};
+  pg.allreduce(tensors)->wait();
+}
+void false_negative_helper(Net &model, c10d::ProcessGroup &pg) {
+  for (auto &p : model->parameters())
+    sync_one(pg, p.grad());
+}
