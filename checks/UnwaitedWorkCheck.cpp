@@ -2,6 +2,8 @@
 
 #include "UnwaitedWorkCheck.h"
 
+#include <functional>
+
 #include "utils/Reachability.h"
 
 #include "clang/AST/ASTContext.h"
@@ -180,6 +182,57 @@ void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
     collectTensors(Child, Out, Depth);
 }
 
+/// Whether the collective's tensors can be the model's gradients or
+/// parameters: only then does an optimizer step race with it (a metric's
+/// all-reduce may run across steps). Tensors the caller passed in may be
+/// anything, a flattened gradient buffer included.
+bool touchesModel(const ReducedTensors &Tensors, const Stmt &Body,
+                  ASTContext &Context) {
+  if (!Tensors.GradientsOf.empty() ||
+      llvm::any_of(Tensors.Variables,
+                   [](const VarDecl *V) { return isa<ParmVarDecl>(V); }))
+    return true;
+  auto IsModelValue = [&](const Stmt *S) {
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      return Vocabulary::isGradAccess(*Call) ||
+             Vocabulary::parameterCollection(*Call).has_value();
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        for (const DynTypedNode &Parent : Context.getParents(*Var))
+          if (const auto *For = Parent.get<CXXForRangeStmt>())
+            return Vocabulary::parameterLoopVariable(*For) == Var;
+    return false;
+  };
+  std::function<bool(const Stmt *)> HasModelValue = [&](const Stmt *S) {
+    if (!S)
+      return false;
+    if (IsModelValue(S))
+      return true;
+    for (const Stmt *Child : S->children())
+      if (HasModelValue(Child))
+        return true;
+    return false;
+  };
+  // A statement that puts model values into one of the tensors:
+  // `bucket.push_back(p.grad())`, `flat = torch::cat(grads)`.
+  for (const BoundNodes &N : match(
+           findAll(declRefExpr(to(varDecl())).bind("ref")), Body, Context)) {
+    const auto *Var =
+        cast<VarDecl>(N.getNodeAs<DeclRefExpr>("ref")->getDecl());
+    if (!Tensors.Variables.contains(Var))
+      continue;
+    const Stmt *Up = N.getNodeAs<DeclRefExpr>("ref");
+    while (const Stmt *Parent = parentStmt(*Up, Context)) {
+      if (!isa<Expr>(Parent))
+        break;
+      Up = Parent;
+    }
+    if (HasModelValue(Up))
+      return true;
+  }
+  return false;
+}
+
 const Expr *enclosingLoopCondition(const Stmt &S, ASTContext &Context) {
   for (const Stmt *Up = parentStmt(S, Context); Up;
        Up = parentStmt(*Up, Context)) {
@@ -193,7 +246,8 @@ const Expr *enclosingLoopCondition(const Stmt &S, ASTContext &Context) {
   return nullptr;
 }
 
-/// `v.size()`, `t.numel()`, `t.sizes()`: reads no element being reduced.
+/// `v.size()`, `t.numel()`, `t.sizes()`, `v.push_back(t)`: reads no element
+/// being reduced (appending to a container leaves the pending ones alone).
 bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
   const Stmt *Parent = parentStmt(Ref, Context);
   while (Parent && isa<ImplicitCastExpr>(Parent))
@@ -203,7 +257,8 @@ bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
   return MD && MD->getDeclName().isIdentifier() &&
          isOneOf(MD->getName(), {"size", "empty", "numel", "dim", "sizes",
                                  "device", "dtype", "options", "defined",
-                                 "scalar_type"});
+                                 "scalar_type", "push_back", "emplace_back",
+                                 "reserve", "capacity"});
 }
 
 const DeclStmt *declStmtOf(const VarDecl &Var, ASTContext &Context) {
@@ -368,8 +423,9 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
       const VarDecl *Tensor; // null for an optimizer step
     };
     std::vector<Use> Uses;
-    for (const CallExpr *Step : Steps)
-      Uses.push_back({Step, nullptr});
+    if (touchesModel(Tensors, *Body, Context))
+      for (const CallExpr *Step : Steps)
+        Uses.push_back({Step, nullptr});
     for (const BoundNodes &N :
          match(findAll(declRefExpr().bind("ref")), *Body, Context)) {
       const auto *Ref = N.getNodeAs<DeclRefExpr>("ref");

@@ -825,10 +825,13 @@ bool Vocabulary::isTensorType(QualType T) {
     return false;
   if (isSameOrDerivedFrom(*RD, "at::TensorBase"))
     return true;
-  // std::vector<at::Tensor> and other containers of tensors.
-  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
-    if (const CXXRecordDecl *Element = templateArgumentRecord(*Spec, 0))
-      return isSameOrDerivedFrom(*Element, "at::TensorBase");
+  // std::vector<at::Tensor> and other containers of tensors, nested ones
+  // too (c10d's std::vector<std::vector<at::Tensor>> outputs).
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
+    const TemplateArgumentList &Args = Spec->getTemplateArgs();
+    if (Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type)
+      return isTensorType(Args[0].getAsType());
+  }
   return false;
 }
 

@@ -86,7 +86,9 @@ void never_waited(c10d::ProcessGroup &pg, torch::Tensor flat) {
 void container_step_first(Net &model, c10d::ProcessGroup &pg,
                           torch::optim::Optimizer &optimizer) {
   std::vector<c10::intrusive_ptr<c10d::Work>> works;
-  std::vector<std::vector<at::Tensor>> buckets(1, {torch::zeros({4})});
+  std::vector<std::vector<at::Tensor>> buckets(1);
+  for (auto &p : model->parameters())
+    buckets[0].push_back(p.grad());
   works.push_back(pg.allreduce(buckets[0]));
   // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'allreduce' may still be running when the optimizer steps
   optimizer.step();
@@ -213,4 +215,20 @@ void false_negative_read_through_model(Net &model, c10d::ProcessGroup &pg,
   auto work = pg.allreduce(grads);
   auto norm = model->parameters()[0].grad().norm();
   work->wait();
+}
+
+// A metric's all-reduce may stay in flight across optimizer steps: it does
+// not touch the model's gradients or parameters.
+void negative_metric_across_steps(c10d::ProcessGroup &pg,
+                                  torch::optim::Optimizer &optimizer,
+                                  torch::Tensor loss_sum) {
+  std::vector<std::vector<at::Tensor>> metrics;
+  std::vector<c10::intrusive_ptr<c10d::Work>> works;
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    optimizer.step();
+    metrics.push_back({loss_sum.detach().clone()});
+    works.push_back(pg.allreduce(metrics.back()));
+  }
+  for (auto &work : works)
+    work->wait();
 }
