@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DeviceMoveAfterWrapCheck.h"
+#include "MissingInitialBroadcastCheck.h"
 #include "MutationAfterWrapCheck.h"
 #include "PerParameterAllreduceCheck.h"
 #include "SamplerEpochCheck.h"
@@ -22,6 +23,8 @@ public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<DeviceMoveAfterWrapCheck>(
         "ddp-device-move-after-wrap");
+    Factories.registerCheck<MissingInitialBroadcastCheck>(
+        "ddp-missing-initial-broadcast");
     Factories.registerCheck<MutationAfterWrapCheck>(
         "ddp-mutation-after-wrap");
     Factories.registerCheck<PerParameterAllreduceCheck>(

@@ -532,6 +532,17 @@ const Expr *Vocabulary::inPlaceChangeTarget(const Expr &E) {
   return nullptr;
 }
 
+const Expr *Vocabulary::seedArgument(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || Call.getNumArgs() != 1)
+    return nullptr;
+  std::string Name = qualifiedName(*FD);
+  bool Seed = Name == "torch::manual_seed" || Name == "at::manual_seed" ||
+              Name == "torch::cuda::manual_seed" ||
+              Name == "torch::cuda::manual_seed_all";
+  return Seed ? Call.getArg(0) : nullptr;
+}
+
 const Expr *Vocabulary::moduleLoadTarget(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || qualifiedName(*FD) != "torch::load" || Call.getNumArgs() < 1)
@@ -678,6 +689,10 @@ Vocabulary::classifyCollective(const CallExpr &Call) const {
       return CollectiveInfo{C->Kind, CollectiveApi::Nccl, C->Asynchronous};
     return std::nullopt;
   }
+  // c10d's free helper that DDP uses to broadcast its initial state.
+  if (qualifiedName(*FD) == "c10d::broadcast_coalesced")
+    return CollectiveInfo{CollectiveKind::Broadcast, CollectiveApi::C10d,
+                          false};
   if (qualifiedName(*FD) == ("boost::mpi::" + Name).str())
     if (const NamedCollective *C = lookup(BoostMpiCollectives, Name))
       return CollectiveInfo{C->Kind, CollectiveApi::BoostMpi, C->Asynchronous};

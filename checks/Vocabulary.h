@@ -114,6 +114,9 @@ public:
   /// `set_data`, `normal_`, ..., `torch::nn::init::*(t, ...)`, and
   /// `t.data() = ...`. Returns the tensor expression, or null.
   static const Expr *inPlaceChangeTarget(const Expr &E);
+  /// `torch::manual_seed(s)` and its CUDA relatives: the seed argument, or
+  /// null.
+  static const Expr *seedArgument(const CallExpr &Call);
   /// `torch::load(module, path)`: the module loaded into, or null.
   static const Expr *moduleLoadTarget(const CallExpr &Call);
   /// A value that differs between ranks by construction: `torch::rand*`,

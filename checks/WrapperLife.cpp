@@ -182,6 +182,21 @@ const Wrap *WrapperLife::wrapOfWrapperDecl(const ValueDecl *D,
   return Found;
 }
 
+bool WrapperLife::isWrapped(const ValueDecl *Module) const {
+  for (const Wrap &W : Wraps) {
+    const ValueDecl *D = W.Module;
+    for (unsigned Hops = 0; D && Hops < 4; ++Hops) {
+      if (D == Module)
+        return true;
+      auto It = CopyOf.find(D);
+      D = It == CopyOf.end() ? nullptr : It->second;
+    }
+  }
+  // A copy of the module was wrapped: `Net copy = model; DDP ddp(copy);`.
+  auto It = CopyOf.find(Module);
+  return It != CopyOf.end() && isWrapped(It->second);
+}
+
 const Wrap *WrapperLife::wrapper(const Expr *Handle, const Stmt *At) const {
   const ValueDecl *D = handleDecl(Handle);
   return D ? wrapOfWrapperDecl(D, At) : nullptr;

@@ -52,6 +52,8 @@ public:
   /// The wrap whose wrapped module \p Handle denotes, if \p At runs under that
   /// wrap; null otherwise.
   const Wrap *wrappedModule(const Expr *Handle, const Stmt *At) const;
+  /// Whether some wrapper in this function wraps \p Module (or a copy).
+  bool isWrapped(const ValueDecl *Module) const;
   /// The wrap that \p Handle (an expression of wrapper type) holds, if \p At
   /// runs under it; null otherwise.
   const Wrap *wrapper(const Expr *Handle, const Stmt *At) const;

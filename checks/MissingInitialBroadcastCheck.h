@@ -1,0 +1,34 @@
+//===--- MissingInitialBroadcastCheck.h - ddp-missing-initial-broadcast ---===//
+//
+// Finds hand-synced training whose replicas start from different random
+// parameters: no common seed before the model is built, and no broadcast of
+// the parameters (nor a checkpoint loaded on every rank) before the first
+// optimizer step.
+//
+// docs/checks/ddp-missing-initial-broadcast.md
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_MISSINGINITIALBROADCASTCHECK_H
+#define DDPLINT_CHECKS_MISSINGINITIALBROADCASTCHECK_H
+
+#include "WrapperCheck.h"
+
+namespace clang::tidy::ddp {
+
+class MissingInitialBroadcastCheck : public WrapperCheck {
+public:
+  using WrapperCheck::WrapperCheck;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  /// Whether \p S issues a broadcast, directly or through a function of this
+  /// translation unit.
+  bool issuesBroadcast(const Stmt &S, ASTContext &Context,
+                       unsigned Depth) const;
+};
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_MISSINGINITIALBROADCASTCHECK_H
