@@ -2,6 +2,8 @@
 
 #include "MutationAfterWrapCheck.h"
 
+#include "utils/AstWalk.h"
+
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -43,16 +45,6 @@ llvm::SmallVector<const Expr *, 4> controllingConditions(const Stmt &S,
   return Conditions;
 }
 
-template <typename Pred> bool containsWhere(const Stmt *S, Pred &&P) {
-  if (!S)
-    return false;
-  if (P(S))
-    return true;
-  for (const Stmt *Child : S->children())
-    if (containsWhere(Child, P))
-      return true;
-  return false;
-}
 } // namespace
 
 void MutationAfterWrapCheck::registerMatchers(MatchFinder *Finder) {

@@ -2,6 +2,7 @@
 
 #include "PerParameterAllreduceCheck.h"
 
+#include "utils/AstWalk.h"
 #include "utils/Reachability.h"
 
 #include "clang/AST/ASTContext.h"
@@ -35,17 +36,6 @@ const Stmt *parentStmt(const Stmt &S, ASTContext &Context) {
     Parents = Context.getParents(Parents[0]);
   }
   return nullptr;
-}
-
-bool contains(const Stmt *Outer, const Stmt *Inner) {
-  if (!Outer || !Inner)
-    return false;
-  if (Outer == Inner)
-    return true;
-  for (const Stmt *Child : Outer->children())
-    if (contains(Child, Inner))
-      return true;
-  return false;
 }
 
 bool declaredWithin(const VarDecl &D, const Stmt &Scope) {

@@ -2,6 +2,7 @@
 
 #include "SamplerEpochCheck.h"
 
+#include "utils/AstWalk.h"
 #include "utils/Reachability.h"
 
 #include "clang/AST/ASTContext.h"
@@ -43,13 +44,6 @@ struct SamplerCall {
   const ValueDecl *Sampler;
   bool SetsEpoch;
 };
-
-const Stmt *enclosingDeclStmt(const VarDecl &VD, ASTContext &Context) {
-  for (const DynTypedNode &Parent : Context.getParents(VD))
-    if (const auto *DS = Parent.get<DeclStmt>())
-      return DS;
-  return nullptr;
-}
 
 /// The variable at the root of a dataset expression: `ds` in
 /// `ds.map(Stack<>())`. Null for temporaries.
@@ -332,7 +326,7 @@ void SamplerEpochCheck::checkLoaders(const FunctionDecl &Function,
       // A loader over a dataset declared inside the loop reads new data each
       // time: that is not an epoch loop.
       if (const VarDecl *Dataset = rootVariable(D->Factory->getArg(0)))
-        if (const Stmt *DS = enclosingDeclStmt(*Dataset, Context))
+        if (const Stmt *DS = declStmtOf(*Dataset, Context))
           Renewals.push_back(DS);
       if (!Flow.repeats(D->Where, Renewals))
         continue;

@@ -2,6 +2,8 @@
 
 #include "UnwaitedWorkCheck.h"
 
+#include "utils/AstWalk.h"
+
 #include <functional>
 
 #include "utils/Reachability.h"
@@ -259,24 +261,6 @@ bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
                                  "device", "dtype", "options", "defined",
                                  "scalar_type", "push_back", "emplace_back",
                                  "reserve", "capacity"});
-}
-
-const DeclStmt *declStmtOf(const VarDecl &Var, ASTContext &Context) {
-  for (const DynTypedNode &Parent : Context.getParents(Var))
-    if (const auto *DS = Parent.get<DeclStmt>())
-      return DS;
-  return nullptr;
-}
-
-bool contains(const Stmt *Outer, const Stmt *Inner) {
-  if (!Outer || !Inner)
-    return false;
-  if (Outer == Inner)
-    return true;
-  for (const Stmt *Child : Outer->children())
-    if (contains(Child, Inner))
-      return true;
-  return false;
 }
 
 } // namespace

@@ -2,6 +2,8 @@
 
 #include "UnwrappedForwardCheck.h"
 
+#include "utils/AstWalk.h"
+
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -31,18 +33,6 @@ const Expr *computationReceiver(const CallExpr &Call, const Vocabulary &Vocab) {
 
 AST_MATCHER_P(CallExpr, isModuleComputation, const Vocabulary *, Vocab) {
   return computationReceiver(Node, *Vocab) != nullptr;
-}
-
-/// Whether \p S is, or contains, a statement satisfying \p Pred.
-template <typename Pred> bool containsWhere(const Stmt *S, Pred &&P) {
-  if (!S)
-    return false;
-  if (P(S))
-    return true;
-  for (const Stmt *Child : S->children())
-    if (containsWhere(Child, P))
-      return true;
-  return false;
 }
 
 bool insideParameterLoop(const Stmt &S, ASTContext &Context) {

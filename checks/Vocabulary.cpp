@@ -868,7 +868,6 @@ const Expr *Vocabulary::requestArgument(const CallExpr &Call) const {
   return Call.getArg(Call.getNumArgs() - 1);
 }
 
-
 //===----------------------------------------------------------------------===//
 // Wrappers
 //===----------------------------------------------------------------------===//
