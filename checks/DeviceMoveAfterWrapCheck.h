@@ -11,13 +11,13 @@
 #ifndef DDPLINT_CHECKS_DEVICEMOVEAFTERWRAPCHECK_H
 #define DDPLINT_CHECKS_DEVICEMOVEAFTERWRAPCHECK_H
 
-#include "WrapperCheck.h"
+#include "WrapperCheckBase.h"
 
 namespace clang::tidy::ddp {
 
-class DeviceMoveAfterWrapCheck : public WrapperCheck {
+class DeviceMoveAfterWrapCheck : public WrapperCheckBase {
 public:
-  using WrapperCheck::WrapperCheck;
+  using WrapperCheckBase::WrapperCheckBase;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 };

@@ -12,13 +12,13 @@
 #ifndef DDPLINT_CHECKS_MISSINGINITIALBROADCASTCHECK_H
 #define DDPLINT_CHECKS_MISSINGINITIALBROADCASTCHECK_H
 
-#include "WrapperCheck.h"
+#include "WrapperCheckBase.h"
 
 namespace clang::tidy::ddp {
 
-class MissingInitialBroadcastCheck : public WrapperCheck {
+class MissingInitialBroadcastCheck : public WrapperCheckBase {
 public:
-  using WrapperCheck::WrapperCheck;
+  using WrapperCheckBase::WrapperCheckBase;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 

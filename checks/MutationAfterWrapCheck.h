@@ -11,13 +11,13 @@
 #ifndef DDPLINT_CHECKS_MUTATIONAFTERWRAPCHECK_H
 #define DDPLINT_CHECKS_MUTATIONAFTERWRAPCHECK_H
 
-#include "WrapperCheck.h"
+#include "WrapperCheckBase.h"
 
 namespace clang::tidy::ddp {
 
-class MutationAfterWrapCheck : public WrapperCheck {
+class MutationAfterWrapCheck : public WrapperCheckBase {
 public:
-  using WrapperCheck::WrapperCheck;
+  using WrapperCheckBase::WrapperCheckBase;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 

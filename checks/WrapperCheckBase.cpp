@@ -1,10 +1,10 @@
-//===--- WrapperCheck.cpp -------------------------------------------------===//
+//===--- WrapperCheckBase.cpp -------------------------------------------------===//
 
-#include "WrapperCheck.h"
+#include "WrapperCheckBase.h"
 
 namespace clang::tidy::ddp {
 
-const WrapperLife &WrapperCheck::lifeOf(const FunctionDecl &Function,
+const WrapperLife &WrapperCheckBase::lifeOf(const FunctionDecl &Function,
                                         ASTContext &Context) {
   std::unique_ptr<WrapperLife> &Life = Lives[&Function];
   if (!Life)
@@ -12,7 +12,7 @@ const WrapperLife &WrapperCheck::lifeOf(const FunctionDecl &Function,
   return *Life;
 }
 
-void WrapperCheck::noteWrap(const Wrap &W) {
+void WrapperCheckBase::noteWrap(const Wrap &W) {
   if (W.Site || !isa<ParmVarDecl>(W.Wrapper))
     diag(W.Loc, "%0 wrapped here", DiagnosticIDs::Note)
         << WrapperLife::moduleName(W);
@@ -22,7 +22,7 @@ void WrapperCheck::noteWrap(const Wrap &W) {
         << W.Wrapper;
 }
 
-bool WrapperCheck::issuesCollective(const Stmt &S, ASTContext &Context,
+bool WrapperCheckBase::issuesCollective(const Stmt &S, ASTContext &Context,
                                     unsigned Depth) const {
   if (const auto *Call = dyn_cast<CallExpr>(&S)) {
     if (Vocab.classifyCollective(*Call))

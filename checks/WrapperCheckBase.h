@@ -1,4 +1,4 @@
-//===--- WrapperCheck.h - base of the wrapper-lifecycle checks ------------===//
+//===--- WrapperCheckBase.h - base of the wrapper-lifecycle checks ------------===//
 //
 // Checks about a wrapped module's life (ddp-unwrapped-forward,
 // ddp-mutation-after-wrap, ddp-device-move-after-wrap) share one
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_WRAPPERCHECK_H
-#define DDPLINT_CHECKS_WRAPPERCHECK_H
+#ifndef DDPLINT_CHECKS_WRAPPERCHECKBASE_H
+#define DDPLINT_CHECKS_WRAPPERCHECKBASE_H
 
 #include "DdpCheck.h"
 #include "WrapperLife.h"
@@ -18,7 +18,7 @@
 
 namespace clang::tidy::ddp {
 
-class WrapperCheck : public DdpCheck {
+class WrapperCheckBase : public DdpCheck {
 public:
   using DdpCheck::DdpCheck;
   void onEndOfTranslationUnit() override { Lives.clear(); }
@@ -39,4 +39,4 @@ private:
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_WRAPPERCHECK_H
+#endif // DDPLINT_CHECKS_WRAPPERCHECKBASE_H
