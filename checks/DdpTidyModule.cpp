@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DivergentCollectiveCheck.h"
 #include "SamplerEpochCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -15,6 +16,8 @@ namespace clang::tidy::ddp {
 class DdpModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<DivergentCollectiveCheck>(
+        "ddp-divergent-collective");
     Factories.registerCheck<SamplerEpochCheck>("ddp-sampler-epoch");
   }
 };
