@@ -122,6 +122,11 @@ std::string subjectOf(const CollectiveSite &S, const Expr &Call) {
   case CollectiveSite::Via::Communicator:
     return "'" + Callee +
            "', which is handed the communicator and so issues collectives,";
+  case CollectiveSite::Via::Backward:
+    return "'backward', which runs the all-reducing gradient hooks of "
+           "wrapper '" +
+           (S.Wrapper ? S.Wrapper->getNameAsString() : std::string("?")) +
+           "',";
   }
   return "'" + Callee + "'";
 }
@@ -252,13 +257,21 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
 
   // The collectives this body issues, in source order.
   std::vector<Site> Sites;
+  auto SiteOf = [&](const Expr &E) -> std::optional<CollectiveSite> {
+    if (!isa<CallExpr>(E) && !isa<CXXConstructExpr>(E))
+      return std::nullopt;
+    if (std::optional<CollectiveSite> What = Analysis->collective(E))
+      return What;
+    if (const auto *Call = dyn_cast<CallExpr>(&E))
+      return Analysis->backward(Function, *Call);
+    return std::nullopt;
+  };
   for (const CFGBlock *Block : Flow->cfg())
     for (const CFGElement &Element : *Block)
       if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
         if (const auto *E = dyn_cast<Expr>(S->getStmt()))
-          if (isa<CallExpr>(E) || isa<CXXConstructExpr>(E))
-            if (std::optional<CollectiveSite> What = Analysis->collective(*E))
-              Sites.push_back({E, Block, *What});
+          if (std::optional<CollectiveSite> What = SiteOf(*E))
+            Sites.push_back({E, Block, *What});
   if (Sites.empty())
     return;
   llvm::sort(Sites, [&](const Site &A, const Site &B) {

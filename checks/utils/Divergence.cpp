@@ -309,6 +309,9 @@ DivergenceAnalysis::issues(const FunctionDecl &FD) {
   auto Visit = [&](const Expr *E) {
     if (!Found)
       Found = collective(*E);
+    if (!Found)
+      if (const auto *Call = dyn_cast<CallExpr>(E))
+        Found = backward(FD, *Call);
   };
   if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&FD))
     for (const CXXCtorInitializer *Init : Ctor->inits())
@@ -317,6 +320,78 @@ DivergenceAnalysis::issues(const FunctionDecl &FD) {
   forEachCall(FD.getBody(), Visit);
   Issues[&FD] = Found;
   return Found;
+}
+
+bool DivergenceAnalysis::wrapperSyncs(const CXXRecordDecl &Wrapper) {
+  const CXXRecordDecl *Def = Wrapper.getDefinition();
+  if (!Def || inSystemHeader(*Def))
+    return true; // defined out of sight: take it to be PyTorch's kind
+  auto It = WrapperSyncs.find(Def);
+  if (It != WrapperSyncs.end())
+    return It->second;
+  WrapperSyncs[Def] = false;
+  bool SeenBody = false;
+  bool Syncs = false;
+  for (const CXXMethodDecl *Method : Def->methods()) {
+    const FunctionDecl *Body = userDefinition(*Method);
+    if (!Body)
+      if (const FunctionDecl *Pattern =
+              Method->getTemplateInstantiationPattern())
+        Body = userDefinition(*Pattern);
+    if (!Body)
+      continue;
+    SeenBody = true;
+    if (isa<CXXConstructorDecl>(Method))
+      continue; // the initial broadcast
+    if (std::optional<CollectiveSite> Site = issues(*Body))
+      if (Site->Kind == CollectiveKind::AllReduce ||
+          Site->Kind == CollectiveKind::ReduceScatter || !Site->Kind)
+        Syncs = true;
+  }
+  Syncs = Syncs || !SeenBody;
+  WrapperSyncs[Def] = Syncs;
+  return Syncs;
+}
+
+const ValueDecl *DivergenceAnalysis::syncingWrapperIn(const FunctionDecl &FD) {
+  auto It = SyncingWrappers.find(&FD);
+  if (It != SyncingWrappers.end())
+    return It->second;
+  SyncingWrappers[&FD] = nullptr;
+  const ValueDecl *Found = nullptr;
+  forEachCall(FD.getBody(), [&](const Expr *E) {
+    const auto *Call = dyn_cast<CallExpr>(E);
+    if (Found || !Call)
+      return;
+    const Expr *Receiver = Vocab.forwardReceiver(*Call);
+    if (!Receiver)
+      return;
+    const CXXRecordDecl *Wrapper = Vocab.wrapperClassOfHandle(Receiver->getType());
+    if (Wrapper && wrapperSyncs(*Wrapper))
+      Found = handleDecl(Receiver);
+  });
+  SyncingWrappers[&FD] = Found;
+  return Found;
+}
+
+std::optional<CollectiveSite>
+DivergenceAnalysis::backward(const FunctionDecl &FD, const CallExpr &Call) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee || nameOf(Callee) != "backward")
+    return std::nullopt;
+  const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+  bool TensorBackward =
+      Method ? Vocabulary::isTensorClass(*Method->getParent())
+             : Callee->getQualifiedNameAsString() == "torch::autograd::backward";
+  if (!TensorBackward)
+    return std::nullopt;
+  const ValueDecl *Wrapper = syncingWrapperIn(FD);
+  if (!Wrapper)
+    return std::nullopt;
+  CollectiveSite Site{CollectiveSite::Via::Backward, Callee, nullptr,
+                      CollectiveKind::AllReduce};
+  Site.Wrapper = Wrapper;
+  return Site;
 }
 
 FunctionDivergence *DivergenceAnalysis::function(const FunctionDecl &FD) {
@@ -1196,20 +1271,38 @@ void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
   }
 }
 
+namespace {
+/// The expression whose value decides a branch block. For a chain of `&&` /
+/// `||` the CFG gives each operand a block of its own; the block that ends
+/// the chain names the whole chain as its condition, but decides on the
+/// last operand, which is the one it evaluates.
+const Expr *decidingExpr(const CFGBlock &Branch) {
+  const auto *E = dyn_cast_or_null<Expr>(
+      const_cast<CFGBlock &>(Branch).getTerminatorCondition(false));
+  for (unsigned Depth = 0; E && Depth < 32; ++Depth) {
+    const Expr *Inner = E->IgnoreParenImpCasts();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Inner))
+      Inner = Cleanups->getSubExpr()->IgnoreParenImpCasts();
+    const auto *Logical = dyn_cast<BinaryOperator>(Inner);
+    if (!Logical || !Logical->isLogicalOp())
+      return E;
+    E = Logical->getRHS();
+  }
+  return E;
+}
+} // namespace
+
 const Expr *FunctionDivergence::condition(const CFGBlock &Branch) const {
   const Stmt *T = Branch.getTerminatorStmt();
   if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(T))
     return For->getRangeInit();
-  return dyn_cast_or_null<Expr>(
-      const_cast<CFGBlock &>(Branch).getTerminatorCondition(false));
+  return decidingExpr(Branch);
 }
 
 Divergence FunctionDivergence::conditionValue(const CFGBlock &Branch) const {
   if (Branch.succ_size() < 2)
     return {};
-  const Stmt *Cond =
-      const_cast<CFGBlock &>(Branch).getTerminatorCondition(false);
-  const auto *E = dyn_cast_or_null<Expr>(Cond);
+  const Expr *E = decidingExpr(Branch);
   return E ? value(E) : Divergence();
 }
 

@@ -98,6 +98,8 @@ struct CollectiveSite {
     Api,          // the collective itself (c10d, MPI, NCCL, boost::mpi, ...)
     Helper,       // a function of this translation unit that issues one
     Communicator, // a function defined elsewhere that is handed a communicator
+    Backward,     // backward() after a forward through a data-parallel
+                  // wrapper whose gradient hooks all-reduce
   };
   Via How;
   /// The function called (for a construction, the constructor).
@@ -106,6 +108,8 @@ struct CollectiveSite {
   /// Via::Communicator.
   const FunctionDecl *Api;
   std::optional<CollectiveKind> Kind;
+  /// For Via::Backward: the wrapper the forward went through.
+  const ValueDecl *Wrapper = nullptr;
 
   /// Sites with equal keys are the matching collective on two branches:
   /// the same kind of API collective, or the same helper.
@@ -126,6 +130,12 @@ public:
   /// Whether the body of \p FD (not counting lambdas it only defines)
   /// issues a collective; the first one found.
   std::optional<CollectiveSite> issues(const FunctionDecl &FD);
+  /// A backward() in \p FD, or null: \p Call is one when \p FD runs a
+  /// forward through a data-parallel wrapper whose gradient hooks
+  /// all-reduce (a forward through the wrapper arms them for the next
+  /// backward, as PyTorch's reducer does).
+  std::optional<CollectiveSite> backward(const FunctionDecl &FD,
+                                         const CallExpr &Call);
   /// The flow facts of a function with a body; null when there is none or
   /// the CFG cannot be built.
   FunctionDivergence *function(const FunctionDecl &FD);
@@ -153,6 +163,10 @@ private:
   const std::vector<CallSite> &callersOf(const FunctionDecl &FD);
   std::optional<CollectiveSite> classify(const Expr &E);
   std::optional<CollectiveSite> constructs(const CXXRecordDecl &RD);
+  /// The wrapper variable \p FD forwards through, when that wrapper's
+  /// hooks all-reduce; null otherwise.
+  const ValueDecl *syncingWrapperIn(const FunctionDecl &FD);
+  bool wrapperSyncs(const CXXRecordDecl &Wrapper);
 
   const Vocabulary &Vocab;
   ASTContext &Context;
@@ -161,6 +175,8 @@ private:
   llvm::DenseSet<const FunctionDecl *> InProgress;
   llvm::DenseMap<const FunctionDecl *, std::optional<CollectiveSite>> Issues;
   llvm::DenseMap<const Expr *, std::optional<CollectiveSite>> Sites;
+  llvm::DenseMap<const FunctionDecl *, const ValueDecl *> SyncingWrappers;
+  llvm::DenseMap<const CXXRecordDecl *, bool> WrapperSyncs;
   llvm::DenseMap<const FieldDecl *, Divergence> Fields;
   llvm::DenseSet<const FieldDecl *> FieldsInProgress;
   /// Calls in user code by callee (canonical declaration); built on first

@@ -5,6 +5,12 @@
 // RUN: not %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
 //
+// The same findings with the c10d of LibTorch 2.x and of 1.7 and before:
+// RUN: not %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI -DDDPLINT_MOCK_C10D_V2 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
+// RUN: not %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI -DDDPLINT_MOCK_C10D_OLD 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
+//
 // RankVariables adds names that hold the rank:
 // RUN: %clang_tidy %s -checks='-*,ddp-divergent-collective' \
 // RUN:   -config="{CheckOptions: {RankVariables: 'me'}}" \
@@ -141,7 +147,7 @@ void rank_from_environment(ProcessGroup &pg) {
   if (rank_env && std::atoi(rank_env) == 0)
     pg.barrier()->wait();
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'barrier' runs only on ranks where a condition that depends on the rank holds
-    // CHECK-MESSAGES: :[[@LINE-3]]:7: note: this condition depends on the rank
+    // CHECK-MESSAGES: :[[@LINE-3]]:19: note: this condition depends on the rank
     // CHECK-MESSAGES: :[[@LINE-5]]:26: note: the rank comes from here
 }
 
@@ -298,6 +304,54 @@ void one_finding_per_exit(Loader &loader, ProcessGroup &pg, torch::Tensor a,
     // CHECK-MESSAGES: :[[@LINE-4]]:7: note: ranks where it holds leave through this 'return'
     // CHECK-MESSAGES: :[[@LINE-7]]:22: note: this rank's own data comes from here
     allreduce_one(pg, b);
+  }
+}
+
+// Data-parallel wrappers arm their gradient hooks in forward(): after a
+// forward through one, backward() all-reduces.
+struct NetImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x) { return x; }
+};
+TORCH_MODULE(Net);
+
+class ReplicaDDP : public torch::nn::Module {
+public:
+  ReplicaDDP(Net module, c10::intrusive_ptr<ProcessGroup> pg)
+      : module_(std::move(module)), pg_(std::move(pg)) {}
+  torch::Tensor forward(torch::Tensor x) { return module_->forward(x); }
+  void on_gradient(torch::Tensor grad) { allreduce_one(*pg_, grad); }
+
+private:
+  Net module_;
+  c10::intrusive_ptr<ProcessGroup> pg_;
+};
+
+void skip_nan_batches(ReplicaDDP &ddp, Loader &loader,
+                      torch::optim::Optimizer &optimizer) {
+  for (auto &batch : loader) {
+    optimizer.zero_grad();
+    auto loss = ddp.forward(batch.data).sum();
+    if (std::isnan(loss.item<double>()))
+      continue;
+    loss.backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'backward', which runs the all-reducing gradient hooks of wrapper 'ddp', is skipped by ranks that leave early through 'continue' on a condition that depends on this rank's own data
+    // CHECK-MESSAGES: :[[@LINE-4]]:9: note: this condition depends on this rank's own data
+    // CHECK-MESSAGES: :[[@LINE-4]]:7: note: ranks where it holds leave through this 'continue'
+    // CHECK-MESSAGES: :[[@LINE-9]]:22: note: this rank's own data comes from here
+    optimizer.step();
+  }
+}
+
+// The operand that differs may come last in a chain of && / ||.
+void last_operand(Context &context, torch::nn::Module &model,
+                  int64_t patience, int64_t epochs) {
+  for (int64_t epoch = 0; epoch < epochs; ++epoch) {
+    sync_gradients(*context.process_group, model);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'sync_gradients', which is handed the communicator and so issues collectives, is skipped from the next iteration on by ranks that leave early through 'break' on a condition that depends on the rank
+    // CHECK-MESSAGES: :[[@LINE+2]]:29: note: this condition depends on the rank
+    // CHECK-MESSAGES: :[[@LINE+2]]:7: note: ranks where it holds leave through this 'break'
+    if (epoch > patience && context.rank != 0)
+      break;
   }
 }
 
@@ -484,8 +538,6 @@ void asserted(ProcessGroup &pg, torch::Tensor t) {
 // Known false negatives
 //===----------------------------------------------------------------------===//
 
-// A wrapper that all-reduces from gradient hooks makes backward() a
-// collective; skipping backward on some ranks is not seen.
 // A range-for over a loader whose ranks hold different numbers of batches
 // (a sampler that does not pad, per-rank files) is taken as uniform.
 // Values held in fields other than rank-named ones are tracked only through
