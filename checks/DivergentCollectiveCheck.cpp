@@ -192,6 +192,35 @@ bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Context) {
   return false;
 }
 
+/// Whether \p Inner runs under \p Controlling's condition: in an arm of an
+/// if, ?: or switch, a loop's body (or a for loop's increment), or the
+/// right operand of && / ||; not in the condition itself.
+bool isGuardedBy(const Stmt *Inner, const Stmt *Controlling,
+                 ASTContext &Context) {
+  llvm::SmallVector<const Stmt *, 2> Guarded;
+  if (const auto *If = dyn_cast<IfStmt>(Controlling))
+    Guarded = {If->getThen(), If->getElse()};
+  else if (const auto *While = dyn_cast<WhileStmt>(Controlling))
+    Guarded = {While->getBody()};
+  else if (const auto *For = dyn_cast<ForStmt>(Controlling))
+    Guarded = {For->getBody(), For->getInc()};
+  else if (const auto *Do = dyn_cast<DoStmt>(Controlling))
+    Guarded = {Do->getBody()};
+  else if (const auto *Range = dyn_cast<CXXForRangeStmt>(Controlling))
+    Guarded = {Range->getBody()};
+  else if (const auto *Switch = dyn_cast<SwitchStmt>(Controlling))
+    Guarded = {Switch->getBody()};
+  else if (const auto *Cond = dyn_cast<ConditionalOperator>(Controlling))
+    Guarded = {Cond->getTrueExpr(), Cond->getFalseExpr()};
+  else if (const auto *Logical = dyn_cast<BinaryOperator>(Controlling))
+    Guarded = {Logical->getRHS()};
+  else
+    Guarded = {Controlling};
+  return llvm::any_of(Guarded, [&](const Stmt *S) {
+    return S && isWithin(Inner, S, Context);
+  });
+}
+
 /// The first statement in S that leaves it early: a return, throw or goto,
 /// or a break / continue that is not inside a nested loop (or, for break,
 /// switch).
@@ -338,7 +367,7 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
       const Stmt *Controlling =
           controllingStatement(Branch->getTerminatorStmt(), Context);
       const Stmt *Exit = nullptr;
-      if (!Controlling || !isWithin(S.Call, Controlling, Context)) {
+      if (!Controlling || !isGuardedBy(S.Call, Controlling, Context)) {
         Exit = exitOf(Controlling);
         // No explicit exit: an assertion-like call that does not return
         // (TORCH_CHECK, abort); the rank fails rather than skips.

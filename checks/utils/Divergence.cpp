@@ -427,44 +427,58 @@ Divergence DivergenceAnalysis::field(const FieldDecl &F) {
   if (!FieldsInProgress.insert(&F).second)
     return {};
 
-  Divergence Result;
   auto IsThisField = [&](const Expr *E) {
     const auto *ME = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts()
                                                     : nullptr);
     return ME && ME->getMemberDecl() == &F &&
            isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts());
   };
+  // The assignments to the field in one method: (statement, value assigned
+  // or null for ++ / --).
+  auto AssignmentsIn = [&](const FunctionDecl &Def) {
+    llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4> Found;
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->isWritten() && Init->getMember() == &F)
+          Found.push_back({Init->getInit(), Init->getInit()});
+    forEachStmt(Def.getBody(), [&](const Stmt *S) {
+      if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+        if (BO->isAssignmentOp() && IsThisField(BO->getLHS()))
+          Found.push_back({S, BO->getRHS()});
+      } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+        if (UO->isIncrementDecrementOp() && IsThisField(UO->getSubExpr()))
+          Found.push_back({S, nullptr});
+      } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
+        if (Op->getNumArgs() >= 1 && Op->isAssignmentOp() &&
+            IsThisField(Op->getArg(0)))
+          Found.push_back({S, Op->getNumArgs() == 2 ? Op->getArg(1) : nullptr});
+      }
+    });
+    return Found;
+  };
+
+  Divergence Result;
   for (const CXXMethodDecl *Method : RD->methods()) {
     const FunctionDecl *Def = userDefinition(*Method);
     if (!Def)
       continue;
+    auto Assignments = AssignmentsIn(*Def);
+    if (Assignments.empty())
+      continue;
     FunctionDivergence *Facts = function(*Def);
+    // Asked from inside that very method's analysis (it reads the field it
+    // also assigns): analyse it again on the side, with this field unknown.
+    if (!Facts && InProgress.count(Def)) {
+      Scratch.push_back(std::make_unique<FunctionDivergence>(*this, *Def));
+      Facts = Scratch.back()->valid() ? Scratch.back().get() : nullptr;
+    }
     if (!Facts)
       continue;
-    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def))
-      for (const CXXCtorInitializer *Init : Ctor->inits())
-        if (Init->isWritten() && Init->getMember() == &F)
-          Result.merge(Facts->value(Init->getInit()));
-    forEachStmt(Def->getBody(), [&](const Stmt *S) {
-      const Expr *Rhs = nullptr;
-      bool Assigns = false;
-      if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
-        Assigns = BO->isAssignmentOp() && IsThisField(BO->getLHS());
-        Rhs = BO->getRHS();
-      } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
-        Assigns = UO->isIncrementDecrementOp() && IsThisField(UO->getSubExpr());
-      } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
-        Assigns = Op->getNumArgs() >= 1 && Op->isAssignmentOp() &&
-                  IsThisField(Op->getArg(0));
-        if (Op->getNumArgs() == 2)
-          Rhs = Op->getArg(1);
-      }
-      if (!Assigns)
-        return;
-      if (Rhs)
-        Result.merge(Facts->value(Rhs));
-      Result.merge(Facts->implicitAt(S));
-    });
+    for (const auto &[Where, Value] : Assignments) {
+      if (Value)
+        Result.merge(Facts->value(Value));
+      Result.merge(Facts->implicitAt(Where));
+    }
   }
   FieldsInProgress.erase(&F);
   Result = Result.sourcesOnly();

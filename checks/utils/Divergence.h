@@ -179,6 +179,8 @@ private:
   llvm::DenseMap<const CXXRecordDecl *, bool> WrapperSyncs;
   llvm::DenseMap<const FieldDecl *, Divergence> Fields;
   llvm::DenseSet<const FieldDecl *> FieldsInProgress;
+  /// Analyses made on the side while the same function was in progress.
+  std::vector<std::unique_ptr<FunctionDivergence>> Scratch;
   /// Calls in user code by callee (canonical declaration); built on first
   /// use.
   std::optional<llvm::DenseMap<const FunctionDecl *, std::vector<CallSite>>>

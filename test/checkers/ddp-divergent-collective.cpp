@@ -307,6 +307,94 @@ void one_finding_per_exit(Loader &loader, ProcessGroup &pg, torch::Tensor a,
   }
 }
 
+// Values kept in a struct, a container or a field carry their divergence.
+struct EpochStats {
+  double loss = 0.0;
+  int64_t batches = 0;
+};
+
+void stats_struct(Loader &loader, torch::nn::Module &model, ProcessGroup &pg) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    EpochStats stats;
+    for (auto &batch : loader) {
+      sync_gradients(pg, model);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'sync_gradients', which is handed the communicator and so issues collectives, is skipped from the next iteration on by ranks that leave early through 'break' on a condition that depends on this rank's own data
+      // CHECK-MESSAGES: :[[@LINE+5]]:9: note: this condition depends on this rank's own data
+      // CHECK-MESSAGES: :[[@LINE+5]]:7: note: ranks where it holds leave through this 'break'
+      stats.loss += batch.data.sum().item<double>();
+      ++stats.batches;
+    }
+    if (stats.loss / static_cast<double>(stats.batches) < 0.1)
+      break;
+  }
+}
+
+void history_vector(Loader &loader, torch::nn::Module &model,
+                    ProcessGroup &pg) {
+  std::vector<double> history;
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    for (auto &batch : loader) {
+      sync_gradients(pg, model);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'sync_gradients', which is handed the communicator and so issues collectives, is skipped from the next iteration on by ranks that leave early through 'break'
+      // CHECK-MESSAGES: :[[@LINE+4]]:9: note: this condition depends on this rank's own data
+      // CHECK-MESSAGES: :[[@LINE+4]]:7: note: ranks where it holds leave through this 'break'
+      history.push_back(batch.data.sum().item<double>());
+    }
+    if (history.back() < 0.1)
+      break;
+  }
+}
+
+class LocalTrainer {
+public:
+  LocalTrainer(c10::intrusive_ptr<ProcessGroup> pg, torch::nn::Module &model)
+      : pg_(std::move(pg)), model_(model) {}
+  void run_epoch(Loader &loader) {
+    for (auto &batch : loader) {
+      sync_gradients(*pg_, model_);
+      last_loss_ = batch.data.sum().item<double>();
+    }
+  }
+  bool converged() const { return last_loss_ < 0.1; }
+
+private:
+  c10::intrusive_ptr<ProcessGroup> pg_;
+  torch::nn::Module &model_;
+  double last_loss_ = 1e9;
+};
+
+void field_through_method(LocalTrainer &trainer, Loader &loader) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    trainer.run_epoch(loader);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'run_epoch', which issues collectives, is skipped from the next iteration on by ranks that leave early through 'break' on a condition that depends on this rank's own data
+    // CHECK-MESSAGES: :[[@LINE+2]]:9: note: this condition depends on this rank's own data
+    // CHECK-MESSAGES: :[[@LINE+2]]:7: note: ranks where it holds leave through this 'break'
+    if (trainer.converged())
+      break;
+  }
+}
+
+// The collective in the condition itself runs on the next iteration only on
+// the ranks that did not break.
+double local_epoch(Loader &loader, torch::nn::Module &model, ProcessGroup &pg) {
+  double sum = 0.0;
+  for (auto &batch : loader) {
+    sync_gradients(pg, model);
+    sum += batch.data.sum().item<double>();
+  }
+  return sum;
+}
+
+void collective_in_condition(Loader &loader, torch::nn::Module &model,
+                             ProcessGroup &pg) {
+  for (int epoch = 0; epoch < 10; ++epoch)
+    if (local_epoch(loader, model, pg) < 0.1)
+      // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'local_epoch', which issues collectives, is skipped from the next iteration on by ranks that leave early through 'break'
+      // CHECK-MESSAGES: :[[@LINE-2]]:9: note: this condition depends on this rank's own data
+      // CHECK-MESSAGES: :[[@LINE+1]]:7: note: ranks where it holds leave through this 'break'
+      break;
+}
+
 // Data-parallel wrappers arm their gradient hooks in forward(): after a
 // forward through one, backward() all-reduces.
 struct NetImpl : torch::nn::Module {
