@@ -276,7 +276,7 @@ void DivergentCollectiveCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
-  if (!Analysis->issues(Function))
+  if (!Analysis->sites().issues(Function))
     return;
   FunctionDivergence *Flow = Analysis->function(Function);
   if (!Flow)
@@ -289,10 +289,10 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
   auto SiteOf = [&](const Expr &E) -> std::optional<CollectiveSite> {
     if (!isa<CallExpr>(E) && !isa<CXXConstructExpr>(E))
       return std::nullopt;
-    if (std::optional<CollectiveSite> What = Analysis->collective(E))
+    if (std::optional<CollectiveSite> What = Analysis->sites().collective(E))
       return What;
     if (const auto *Call = dyn_cast<CallExpr>(&E))
-      return Analysis->backward(Function, *Call);
+      return Analysis->sites().backward(Function, *Call);
     return std::nullopt;
   };
   for (const CFGBlock *Block : Flow->cfg())

@@ -1,10 +1,11 @@
-//===--- Divergence.cpp ---------------------------------------------------===//
+//===--- Divergence.cpp - the flow analysis of one function --------------===//
 
 #include "utils/Divergence.h"
 
+#include "utils/UserCode.h"
+
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/Analyses/PostOrderCFGView.h"
@@ -77,37 +78,11 @@ Divergence Divergence::through(const Stmt *Origin) const {
   return D;
 }
 
-const void *CollectiveSite::key() const {
-  if (Kind)
-    return reinterpret_cast<const void *>(
-        static_cast<uintptr_t>(static_cast<unsigned>(*Kind) + 1));
-  return Callee->getCanonicalDecl();
-}
-
 //===----------------------------------------------------------------------===//
 // Small helpers
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-bool inSystemHeader(const Decl &D) {
-  return D.getASTContext().getSourceManager().isInSystemHeader(
-      D.getLocation());
-}
-
-/// The definition of FD in this translation unit, when it has a body and
-/// lies in user code (helpers are analysed; LibTorch and the standard
-/// library are not).
-const FunctionDecl *userDefinition(const FunctionDecl &FD) {
-  const FunctionDecl *Def = nullptr;
-  if (!FD.hasBody(Def) || !Def || !Def->getBody() || inSystemHeader(*Def))
-    return nullptr;
-  return Def;
-}
-
-llvm::StringRef nameOf(const NamedDecl *D) {
-  return D && D->getDeclName().isIdentifier() ? D->getName() : "";
-}
 
 /// Names of things that have a parameter's shape.
 bool hasParameterName(const NamedDecl *D) {
@@ -117,16 +92,6 @@ bool hasParameterName(const NamedDecl *D) {
     if (llvm::StringRef(Name).contains(Word))
       return true;
   return false;
-}
-
-/// The record a type holds, by value, reference, pointer or smart pointer.
-const CXXRecordDecl *heldRecord(QualType T) {
-  if (T.isNull())
-    return nullptr;
-  T = T.getNonReferenceType();
-  if (const auto *PT = T->getAs<PointerType>())
-    T = PT->getPointeeType();
-  return T->getAsCXXRecordDecl();
 }
 
 /// A tensor, or a container of tensors: passing one hands over storage
@@ -156,44 +121,6 @@ bool isPlacementType(QualType T) {
   return Name == "c10::Device" || Name == "c10::TensorOptions";
 }
 
-/// Whether a call is handed a communicator; with \p InStructs, also one
-/// held by a user struct it is handed (`dist::Context` holding the process
-/// group).
-bool handsCommunicator(const CallExpr &Call, bool InStructs) {
-  for (const Expr *Arg : Call.arguments()) {
-    QualType T = Arg->getType();
-    if (Vocabulary::isCommunicatorType(T))
-      return true;
-    if (!InStructs)
-      continue;
-    if (const CXXRecordDecl *RD = heldRecord(T))
-      if (RD->hasDefinition() && !inSystemHeader(*RD))
-        for (const FieldDecl *F : RD->getDefinition()->fields())
-          if (Vocabulary::isCommunicatorType(F->getType()))
-            return true;
-  }
-  return false;
-}
-
-/// Calls and constructions in S, in source order, outside the bodies of
-/// lambdas S only defines.
-template <typename Fn> void forEachCall(const Stmt *S, Fn &&Visit) {
-  if (!S || isa<LambdaExpr>(S))
-    return;
-  if (isa<CallExpr>(S) || isa<CXXConstructExpr>(S))
-    Visit(cast<Expr>(S));
-  for (const Stmt *Child : S->children())
-    forEachCall(Child, Visit);
-}
-
-template <typename Fn> void forEachStmt(const Stmt *S, Fn &&Visit) {
-  if (!S || isa<LambdaExpr>(S))
-    return;
-  Visit(S);
-  for (const Stmt *Child : S->children())
-    forEachStmt(Child, Visit);
-}
-
 bool isLoopStmt(const Stmt *S) {
   return S && (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
                isa<CXXForRangeStmt>(S));
@@ -208,387 +135,6 @@ bool isContainerMutator(llvm::StringRef Name) {
 }
 
 } // namespace
-
-//===----------------------------------------------------------------------===//
-// DivergenceAnalysis
-//===----------------------------------------------------------------------===//
-
-DivergenceAnalysis::DivergenceAnalysis(const Vocabulary &Vocab,
-                                       ASTContext &Context)
-    : Vocab(Vocab), Context(Context) {}
-
-DivergenceAnalysis::~DivergenceAnalysis() = default;
-
-std::optional<CollectiveSite> DivergenceAnalysis::constructs(
-    const CXXRecordDecl &RD) {
-  const CXXRecordDecl *Def = RD.getDefinition();
-  if (!Def)
-    return std::nullopt;
-  // A TORCH_MODULE holder constructs its Impl.
-  if (inSystemHeader(*Def)) {
-    const CXXRecordDecl *Impl =
-        Vocabulary::moduleClassOfHandle(Context.getRecordType(Def));
-    if (!Impl || Impl == Def || inSystemHeader(*Impl))
-      return std::nullopt;
-    Def = Impl;
-  }
-  for (const CXXConstructorDecl *Ctor : Def->ctors())
-    if (const FunctionDecl *Body = userDefinition(*Ctor))
-      if (std::optional<CollectiveSite> Inner = issues(*Body))
-        return CollectiveSite{CollectiveSite::Via::Helper, Ctor, Inner->Api,
-                              Inner->Kind};
-  return std::nullopt;
-}
-
-std::optional<CollectiveSite> DivergenceAnalysis::collective(const Expr &E) {
-  auto It = Sites.find(&E);
-  if (It != Sites.end())
-    return It->second;
-  std::optional<CollectiveSite> Site = classify(E);
-  Sites[&E] = Site;
-  return Site;
-}
-
-std::optional<CollectiveSite> DivergenceAnalysis::classify(const Expr &E) {
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E)) {
-    const CXXConstructorDecl *Ctor = Construct->getConstructor();
-    if (Ctor->isCopyOrMoveConstructor())
-      return std::nullopt;
-    if (const FunctionDecl *Body = userDefinition(*Ctor)) {
-      if (std::optional<CollectiveSite> Inner = issues(*Body))
-        return CollectiveSite{CollectiveSite::Via::Helper, Ctor, Inner->Api,
-                              Inner->Kind};
-      return std::nullopt;
-    }
-    return constructs(*Ctor->getParent());
-  }
-  const auto *Call = dyn_cast<CallExpr>(&E);
-  if (!Call)
-    return std::nullopt;
-  if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call))
-    return CollectiveSite{CollectiveSite::Via::Api, Call->getDirectCallee(),
-                          Call->getDirectCallee(), Info->Kind};
-  const FunctionDecl *FD = Call->getDirectCallee();
-  if (!FD || Vocab.returnsRank(*Call) || Vocab.rankOutputArgument(*Call))
-    return std::nullopt;
-  if (const FunctionDecl *Body = userDefinition(*FD)) {
-    if (std::optional<CollectiveSite> Inner = issues(*Body))
-      return CollectiveSite{CollectiveSite::Via::Helper, FD, Inner->Api,
-                            Inner->Kind};
-    return std::nullopt;
-  }
-  if (inSystemHeader(*FD)) {
-    // std::make_shared<Wrapper>(...) and friends run Wrapper's constructor.
-    llvm::StringRef Name = nameOf(FD);
-    if (Name == "make_shared" || Name == "make_unique" ||
-        Name == "make_intrusive")
-      if (const CXXRecordDecl *RD = heldRecord(FD->getReturnType()))
-        if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
-          if (Spec->getTemplateArgs().size() > 0 &&
-              Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-            if (const CXXRecordDecl *Made =
-                    Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl())
-              return constructs(*Made);
-    return std::nullopt;
-  }
-  // Declared in user code, defined in another translation unit: a function
-  // handed the communicator is taken to communicate through it.
-  if (!Vocab.isRankName(*FD) && handsCommunicator(*Call, /*InStructs=*/false))
-    return CollectiveSite{CollectiveSite::Via::Communicator, FD, nullptr,
-                          std::nullopt};
-  return std::nullopt;
-}
-
-std::optional<CollectiveSite>
-DivergenceAnalysis::issues(const FunctionDecl &FD) {
-  auto It = Issues.find(&FD);
-  if (It != Issues.end())
-    return It->second;
-  Issues[&FD] = std::nullopt; // a recursive call issues nothing more
-  std::optional<CollectiveSite> Found;
-  auto Visit = [&](const Expr *E) {
-    if (!Found)
-      Found = collective(*E);
-    if (!Found)
-      if (const auto *Call = dyn_cast<CallExpr>(E))
-        Found = backward(FD, *Call);
-  };
-  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&FD))
-    for (const CXXCtorInitializer *Init : Ctor->inits())
-      if (Init->isWritten())
-        forEachCall(Init->getInit(), Visit);
-  forEachCall(FD.getBody(), Visit);
-  Issues[&FD] = Found;
-  return Found;
-}
-
-bool DivergenceAnalysis::wrapperSyncs(const CXXRecordDecl &Wrapper) {
-  const CXXRecordDecl *Def = Wrapper.getDefinition();
-  if (!Def || inSystemHeader(*Def))
-    return true; // defined out of sight: take it to be PyTorch's kind
-  auto It = WrapperSyncs.find(Def);
-  if (It != WrapperSyncs.end())
-    return It->second;
-  WrapperSyncs[Def] = false;
-  bool SeenBody = false;
-  bool Syncs = false;
-  for (const CXXMethodDecl *Method : Def->methods()) {
-    const FunctionDecl *Body = userDefinition(*Method);
-    if (!Body)
-      if (const FunctionDecl *Pattern =
-              Method->getTemplateInstantiationPattern())
-        Body = userDefinition(*Pattern);
-    if (!Body)
-      continue;
-    SeenBody = true;
-    if (isa<CXXConstructorDecl>(Method))
-      continue; // the initial broadcast
-    if (std::optional<CollectiveSite> Site = issues(*Body))
-      if (Site->Kind == CollectiveKind::AllReduce ||
-          Site->Kind == CollectiveKind::ReduceScatter || !Site->Kind)
-        Syncs = true;
-  }
-  Syncs = Syncs || !SeenBody;
-  WrapperSyncs[Def] = Syncs;
-  return Syncs;
-}
-
-const ValueDecl *DivergenceAnalysis::syncingWrapperIn(const FunctionDecl &FD) {
-  auto It = SyncingWrappers.find(&FD);
-  if (It != SyncingWrappers.end())
-    return It->second;
-  SyncingWrappers[&FD] = nullptr;
-  const ValueDecl *Found = nullptr;
-  forEachCall(FD.getBody(), [&](const Expr *E) {
-    const auto *Call = dyn_cast<CallExpr>(E);
-    if (Found || !Call)
-      return;
-    const Expr *Receiver = Vocab.forwardReceiver(*Call);
-    if (!Receiver)
-      return;
-    const CXXRecordDecl *Wrapper = Vocab.wrapperClassOfHandle(Receiver->getType());
-    if (Wrapper && wrapperSyncs(*Wrapper))
-      Found = handleDecl(Receiver);
-  });
-  SyncingWrappers[&FD] = Found;
-  return Found;
-}
-
-std::optional<CollectiveSite>
-DivergenceAnalysis::backward(const FunctionDecl &FD, const CallExpr &Call) {
-  const FunctionDecl *Callee = Call.getDirectCallee();
-  if (!Callee || nameOf(Callee) != "backward")
-    return std::nullopt;
-  const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
-  bool TensorBackward =
-      Method ? Vocabulary::isTensorClass(*Method->getParent())
-             : Callee->getQualifiedNameAsString() == "torch::autograd::backward";
-  if (!TensorBackward)
-    return std::nullopt;
-  const ValueDecl *Wrapper = syncingWrapperIn(FD);
-  if (!Wrapper)
-    return std::nullopt;
-  CollectiveSite Site{CollectiveSite::Via::Backward, Callee, nullptr,
-                      CollectiveKind::AllReduce};
-  Site.Wrapper = Wrapper;
-  return Site;
-}
-
-FunctionDivergence *DivergenceAnalysis::function(const FunctionDecl &FD) {
-  auto It = Functions.find(&FD);
-  if (It != Functions.end())
-    return It->second.get();
-  if (!FD.getBody() || !InProgress.insert(&FD).second)
-    return nullptr;
-  auto Facts = std::make_unique<FunctionDivergence>(*this, FD);
-  InProgress.erase(&FD);
-  if (!Facts->valid())
-    Facts.reset();
-  FunctionDivergence *Result = Facts.get();
-  Functions[&FD] = std::move(Facts);
-  return Result;
-}
-
-Divergence DivergenceAnalysis::returned(const FunctionDecl &FD) {
-  const FunctionDecl *Def = userDefinition(FD);
-  if (!Def)
-    return {};
-  FunctionDivergence *Facts = function(*Def);
-  return Facts ? Facts->returned() : Divergence();
-}
-
-Divergence DivergenceAnalysis::field(const FieldDecl &F) {
-  const auto *RD = dyn_cast<CXXRecordDecl>(F.getParent());
-  if (!RD || inSystemHeader(*RD))
-    return {};
-  auto It = Fields.find(&F);
-  if (It != Fields.end())
-    return It->second;
-  if (!FieldsInProgress.insert(&F).second)
-    return {};
-
-  auto IsThisField = [&](const Expr *E) {
-    const auto *ME = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts()
-                                                    : nullptr);
-    return ME && ME->getMemberDecl() == &F &&
-           isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts());
-  };
-  // The assignments to the field in one method: (statement, value assigned
-  // or null for ++ / --).
-  auto AssignmentsIn = [&](const FunctionDecl &Def) {
-    llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4> Found;
-    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def))
-      for (const CXXCtorInitializer *Init : Ctor->inits())
-        if (Init->isWritten() && Init->getMember() == &F)
-          Found.push_back({Init->getInit(), Init->getInit()});
-    forEachStmt(Def.getBody(), [&](const Stmt *S) {
-      if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
-        if (BO->isAssignmentOp() && IsThisField(BO->getLHS()))
-          Found.push_back({S, BO->getRHS()});
-      } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
-        if (UO->isIncrementDecrementOp() && IsThisField(UO->getSubExpr()))
-          Found.push_back({S, nullptr});
-      } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
-        if (Op->getNumArgs() >= 1 && Op->isAssignmentOp() &&
-            IsThisField(Op->getArg(0)))
-          Found.push_back({S, Op->getNumArgs() == 2 ? Op->getArg(1) : nullptr});
-      }
-    });
-    return Found;
-  };
-
-  Divergence Result;
-  for (const CXXMethodDecl *Method : RD->methods()) {
-    const FunctionDecl *Def = userDefinition(*Method);
-    if (!Def)
-      continue;
-    auto Assignments = AssignmentsIn(*Def);
-    if (Assignments.empty())
-      continue;
-    FunctionDivergence *Facts = function(*Def);
-    // Asked from inside that very method's analysis (it reads the field it
-    // also assigns): analyse it again on the side, with this field unknown.
-    if (!Facts && InProgress.count(Def)) {
-      Scratch.push_back(std::make_unique<FunctionDivergence>(*this, *Def));
-      Facts = Scratch.back()->valid() ? Scratch.back().get() : nullptr;
-    }
-    if (!Facts)
-      continue;
-    for (const auto &[Where, Value] : Assignments) {
-      if (Value)
-        Result.merge(Facts->value(Value));
-      Result.merge(Facts->implicitAt(Where));
-    }
-  }
-  FieldsInProgress.erase(&F);
-  Result = Result.sourcesOnly();
-  Fields[&F] = Result;
-  return Result;
-}
-
-namespace {
-
-/// Visits every call in user code with the function (or lambda) that makes
-/// it, template instantiations included.
-class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
-  using Base = RecursiveASTVisitor<CallIndexer>;
-
-public:
-  using Callback =
-      llvm::function_ref<void(const FunctionDecl &Caller, const CallExpr &)>;
-  CallIndexer(const SourceManager &SM, Callback OnCall)
-      : SM(SM), OnCall(OnCall) {}
-
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool shouldVisitLambdaBody() const { return true; }
-
-  bool TraverseDecl(Decl *D) {
-    if (!D)
-      return true;
-    if (!isa<TranslationUnitDecl>(D) && SM.isInSystemHeader(D->getLocation()))
-      return true;
-    const auto *FD = dyn_cast<FunctionDecl>(D);
-    if (FD && FD->isDependentContext())
-      FD = nullptr; // patterns: their instantiations are visited instead
-    if (FD)
-      Stack.push_back(FD);
-    bool Result = Base::TraverseDecl(D);
-    if (FD)
-      Stack.pop_back();
-    return Result;
-  }
-  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
-    Stack.push_back(Lambda->getCallOperator());
-    bool Result = Base::TraverseLambdaExpr(Lambda);
-    Stack.pop_back();
-    return Result;
-  }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (!Stack.empty() && Stack.back())
-      OnCall(*Stack.back(), *Call);
-    return true;
-  }
-
-private:
-  const SourceManager &SM;
-  Callback OnCall;
-  llvm::SmallVector<const FunctionDecl *, 8> Stack;
-};
-
-} // namespace
-
-const std::vector<DivergenceAnalysis::CallSite> &
-DivergenceAnalysis::callersOf(const FunctionDecl &FD) {
-  if (!Callers) {
-    Callers.emplace();
-    auto Record = [&](const FunctionDecl &Caller, const CallExpr &Call) {
-      if (const FunctionDecl *Callee = Call.getDirectCallee())
-        (*Callers)[Callee->getCanonicalDecl()].push_back({&Caller, &Call});
-    };
-    CallIndexer Indexer(Context.getSourceManager(), Record);
-    Indexer.TraverseDecl(Context.getTranslationUnitDecl());
-  }
-  return (*Callers)[FD.getCanonicalDecl()];
-}
-
-Divergence DivergenceAnalysis::passedFor(const FunctionDecl &FD,
-                                         unsigned Index) {
-  auto Key = std::make_pair(FD.getCanonicalDecl(), Index);
-  auto It = Passed.find(Key);
-  if (It != Passed.end())
-    return It->second;
-  Passed[Key] = Divergence(); // a recursive call passes nothing more
-  Divergence Result;
-  std::vector<CallSite> Sites = callersOf(FD);
-  for (const CallSite &Site : Sites) {
-    const CallExpr &Call = *Site.Call;
-    unsigned Offset = isa<CXXOperatorCallExpr>(Call) &&
-                              isa<CXXMethodDecl>(Call.getDirectCallee()) &&
-                              !cast<CXXMethodDecl>(Call.getDirectCallee())
-                                   ->isStatic()
-                          ? 1
-                          : 0;
-    if (Index + Offset >= Call.getNumArgs())
-      continue;
-    const FunctionDecl *Caller = userDefinition(*Site.Caller);
-    FunctionDivergence *Facts = Caller ? function(*Caller) : nullptr;
-    if (!Facts)
-      continue;
-    const Expr *Arg = Call.getArg(Index + Offset);
-    Result.merge(fromCallers(*Caller, Facts->value(Arg)).through(Arg));
-  }
-  Passed[Key] = Result;
-  return Result;
-}
-
-Divergence DivergenceAnalysis::fromCallers(const FunctionDecl &FD,
-                                           const Divergence &D) {
-  Divergence Result = D.sourcesOnly();
-  for (unsigned I = 0; I < 64; ++I)
-    if (D.parameters() & (uint64_t(1) << I))
-      Result.merge(passedFor(FD, I));
-  return Result;
-}
 
 //===----------------------------------------------------------------------===//
 // FunctionDivergence
@@ -1018,7 +564,7 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr *Call) {
   };
 
   // What a collective produces is the same on every rank.
-  if (std::optional<CollectiveSite> Site = Owner.collective(*Call))
+  if (std::optional<CollectiveSite> Site = Owner.sites().collective(*Call))
     if (Site->How != CollectiveSite::Via::Helper)
       return {};
   if (Vocab.returnsRank(*Call) || Vocab.readsRankEnvironment(*Call))
@@ -1086,7 +632,7 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr *Call) {
       return Divergence::seed(DivergenceSource::Rank, Call);
     // Defined elsewhere and handed a struct holding the communicator
     // (`all_reduce_mean(context, loss)`): its result is taken as reduced.
-    if (handsCommunicator(*Call, /*InStructs=*/true))
+    if (CollectiveSites::handsCommunicator(*Call, /*InStructs=*/true))
       return {};
   }
   return ArgumentsAndObject();
@@ -1219,7 +765,7 @@ void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
   if (!Call)
     return;
 
-  if (std::optional<CollectiveSite> Site = Owner.collective(*Call)) {
+  if (std::optional<CollectiveSite> Site = Owner.sites().collective(*Call)) {
     sanitize(*Site, *Call);
     return;
   }

@@ -2,24 +2,21 @@
 //
 // A collective hangs the job when only some ranks issue it. Whether a rank
 // issues it depends on the conditions that control it, so the ddp checks ask
-// two questions of a function:
+// two questions of a function: which calls are collectives
+// (utils/CollectiveSites), and which values can differ between ranks: the
+// rank itself, and data local to a rank (whether a gradient exists, a loss
+// computed from this rank's batches and never reduced, a tensor's shape, a
+// batch counter, a data loader running out). This file answers the second.
 //
-// * which calls are collectives, including helpers in the translation unit
-//   that issue one and functions defined elsewhere that are handed a
-//   communicator (CollectiveSite);
-// * which values can differ between ranks: the rank itself, and data local
-//   to a rank (whether a gradient exists, a loss computed from this rank's
-//   batches and never reduced, a batch counter, a data loader running out).
-//
-// The second is a taint analysis on the function's CFG (FunctionDivergence).
-// Seeds come from the vocabulary; taint flows through local variables
+// It is a taint analysis on the function's CFG (FunctionDivergence). Seeds
+// come from the vocabulary; taint flows through local variables
 // (assignments, compound updates, container and in-place tensor mutations,
-// output arguments), through helpers in the translation unit (summaries of
-// what they return, in terms of their parameters), through fields of user
-// classes, and through control: a value set under a diverging condition, or
-// after a diverging early exit, diverges too. The output of a collective
-// (a tensor all-reduced or broadcast, the result of a helper that reduces)
-// is the same on every rank and clears the taint.
+// output arguments), through helpers of the translation unit (what they
+// return, in terms of their parameters; what their callers pass), through
+// fields of user classes, and through control: a variable set on one side of
+// a diverging branch differs once the sides meet again. The output of a
+// collective (a tensor all-reduced or broadcast, the result of a helper that
+// reduces) is the same on every rank and clears the taint.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +24,7 @@
 #define DDPLINT_CHECKS_UTILS_DIVERGENCE_H
 
 #include "Vocabulary.h"
+#include "utils/CollectiveSites.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Analysis/Analyses/Dominators.h"
@@ -92,30 +90,6 @@ private:
   std::array<const Stmt *, NumDivergenceSources> Origins{};
 };
 
-/// A call that issues a collective.
-struct CollectiveSite {
-  enum class Via {
-    Api,          // the collective itself (c10d, MPI, NCCL, boost::mpi, ...)
-    Helper,       // a function of this translation unit that issues one
-    Communicator, // a function defined elsewhere that is handed a communicator
-    Backward,     // backward() after a forward through a data-parallel
-                  // wrapper whose gradient hooks all-reduce
-  };
-  Via How;
-  /// The function called (for a construction, the constructor).
-  const FunctionDecl *Callee;
-  /// The collective API call it ends in (itself for Via::Api); null for
-  /// Via::Communicator.
-  const FunctionDecl *Api;
-  std::optional<CollectiveKind> Kind;
-  /// For Via::Backward: the wrapper the forward went through.
-  const ValueDecl *Wrapper = nullptr;
-
-  /// Sites with equal keys are the matching collective on two branches:
-  /// the same kind of API collective, or the same helper.
-  const void *key() const;
-};
-
 class FunctionDivergence;
 
 /// The analysis of one translation unit: collective sites, per-function
@@ -125,17 +99,8 @@ public:
   DivergenceAnalysis(const Vocabulary &Vocab, ASTContext &Context);
   ~DivergenceAnalysis();
 
-  /// The collective \p E issues, if it is a call or construction that does.
-  std::optional<CollectiveSite> collective(const Expr &E);
-  /// Whether the body of \p FD (not counting lambdas it only defines)
-  /// issues a collective; the first one found.
-  std::optional<CollectiveSite> issues(const FunctionDecl &FD);
-  /// A backward() in \p FD, or null: \p Call is one when \p FD runs a
-  /// forward through a data-parallel wrapper whose gradient hooks
-  /// all-reduce (a forward through the wrapper arms them for the next
-  /// backward, as PyTorch's reducer does).
-  std::optional<CollectiveSite> backward(const FunctionDecl &FD,
-                                         const CallExpr &Call);
+  /// The collectives of this translation unit.
+  CollectiveSites &sites() { return Sites; }
   /// The flow facts of a function with a body; null when there is none or
   /// the CFG cannot be built.
   FunctionDivergence *function(const FunctionDecl &FD);
@@ -161,22 +126,13 @@ private:
   };
   Divergence passedFor(const FunctionDecl &FD, unsigned Index);
   const std::vector<CallSite> &callersOf(const FunctionDecl &FD);
-  std::optional<CollectiveSite> classify(const Expr &E);
-  std::optional<CollectiveSite> constructs(const CXXRecordDecl &RD);
-  /// The wrapper variable \p FD forwards through, when that wrapper's
-  /// hooks all-reduce; null otherwise.
-  const ValueDecl *syncingWrapperIn(const FunctionDecl &FD);
-  bool wrapperSyncs(const CXXRecordDecl &Wrapper);
 
   const Vocabulary &Vocab;
   ASTContext &Context;
+  CollectiveSites Sites;
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionDivergence>>
       Functions;
   llvm::DenseSet<const FunctionDecl *> InProgress;
-  llvm::DenseMap<const FunctionDecl *, std::optional<CollectiveSite>> Issues;
-  llvm::DenseMap<const Expr *, std::optional<CollectiveSite>> Sites;
-  llvm::DenseMap<const FunctionDecl *, const ValueDecl *> SyncingWrappers;
-  llvm::DenseMap<const CXXRecordDecl *, bool> WrapperSyncs;
   llvm::DenseMap<const FieldDecl *, Divergence> Fields;
   llvm::DenseSet<const FieldDecl *> FieldsInProgress;
   /// Analyses made on the side while the same function was in progress.
