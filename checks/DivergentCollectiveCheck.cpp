@@ -361,6 +361,7 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
       // that does.
       Divergence Condition =
           Analysis->fromCallers(Function, Flow->conditionValue(*Branch));
+
       if (!Condition.diverges() || Flow->isLoaderLoop(*Branch) ||
           Matched(*Branch, S))
         continue;
@@ -381,25 +382,23 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
 
   // An early exit skips every later collective: report the first one it
   // skips (the next in source order, or the first of the next iteration).
-  llvm::DenseSet<const CFGBlock *> ExitsReported;
+  llvm::DenseMap<const CFGBlock *, const Finding *> FirstSkipped;
   for (const Finding &F : Findings) {
-    if (F.Exit) {
-      if (ExitsReported.count(F.Branch))
-        continue;
-      const Finding *First = nullptr;
-      const Finding *After = nullptr;
-      for (const Finding &G : Findings) {
-        if (G.Branch != F.Branch || !G.Exit)
-          continue;
-        if (!First)
-          First = &G;
-        if (!After && before(SM, locationOf(F.Exit), locationOf(G.Collective->Call)))
-          After = &G;
-      }
-      ExitsReported.insert(F.Branch);
-      if ((After ? After : First) != &F)
-        continue;
-    }
+    if (!F.Exit)
+      continue;
+    const Finding *&Chosen = FirstSkipped[F.Branch];
+    bool After = before(SM, locationOf(F.Exit), locationOf(F.Collective->Call));
+    bool ChosenAfter =
+        Chosen &&
+        before(SM, locationOf(F.Exit), locationOf(Chosen->Collective->Call));
+    // Findings are in source order: keep the first after the exit, else the
+    // first of all.
+    if (!Chosen || (After && !ChosenAfter))
+      Chosen = &F;
+  }
+  for (const Finding &F : Findings) {
+    if (F.Exit && FirstSkipped.lookup(F.Branch) != &F)
+      continue;
 
     DivergenceSource Why = F.Condition.primary();
     const Expr *Condition = Flow->condition(*F.Branch);

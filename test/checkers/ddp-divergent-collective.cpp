@@ -307,6 +307,28 @@ void one_finding_per_exit(Loader &loader, ProcessGroup &pg, torch::Tensor a,
   }
 }
 
+// An all-gather agrees on its outputs, not on its input; the exit skips the
+// barrier after it in this iteration (reported) and the all-gather of the
+// next (not reported again).
+void tests_allgather_input(Loader &loader, ProcessGroup &pg, int world) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    auto local = torch::zeros({1});
+    for (auto &batch : loader)
+      local += batch.data.sum();
+    std::vector<std::vector<at::Tensor>> gathered(
+        1, std::vector<at::Tensor>(world));
+    std::vector<at::Tensor> inputs{local};
+    pg.allgather(gathered, inputs)->wait();
+    if (local.item<double>() > 0.0)
+      break;
+    pg.barrier()->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'barrier' is skipped by ranks that leave early through 'break' on a condition that depends on this rank's own data
+    // CHECK-MESSAGES: :[[@LINE-4]]:9: note: this condition depends on this rank's own data
+    // CHECK-MESSAGES: :[[@LINE-4]]:7: note: ranks where it holds leave through this 'break'
+    // CHECK-MESSAGES: :[[@LINE-12]]:24: note: this rank's own data comes from here
+  }
+}
+
 // Values kept in a struct, a container or a field carry their divergence.
 struct EpochStats {
   double loss = 0.0;
