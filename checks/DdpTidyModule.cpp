@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DeviceMoveAfterWrapCheck.h"
+#include "DivergentCollectiveCheck.h"
 #include "MissingInitialBroadcastCheck.h"
 #include "MutationAfterWrapCheck.h"
 #include "PerParameterAllreduceCheck.h"
@@ -23,6 +24,8 @@ public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<DeviceMoveAfterWrapCheck>(
         "ddp-device-move-after-wrap");
+    Factories.registerCheck<DivergentCollectiveCheck>(
+        "ddp-divergent-collective");
     Factories.registerCheck<MissingInitialBroadcastCheck>(
         "ddp-missing-initial-broadcast");
     Factories.registerCheck<MutationAfterWrapCheck>(

@@ -4,6 +4,7 @@
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::ddp {
@@ -21,9 +22,6 @@ constexpr llvm::StringLiteral DefaultRankFunctions =
 constexpr llvm::StringLiteral DefaultRankEnvironmentVariables =
     "RANK;LOCAL_RANK;GROUP_RANK;OMPI_COMM_WORLD_RANK;"
     "OMPI_COMM_WORLD_LOCAL_RANK;PMI_RANK;PMIX_RANK;SLURM_PROCID;SLURM_LOCALID";
-constexpr llvm::StringLiteral DefaultRankNames =
-    "rank;rank_;local_rank;local_rank_;global_rank;world_rank;my_rank;"
-    "is_main;is_master;is_root;is_rank_zero;is_main_process";
 constexpr llvm::StringLiteral DefaultShufflingSamplers =
     "::torch::data::samplers::DistributedRandomSampler";
 
@@ -216,6 +214,42 @@ bool isGlobalCFunction(const FunctionDecl &FD) {
                                         ->isTranslationUnit();
 }
 
+bool isUpperAscii(char C) { return C >= 'A' && C <= 'Z'; }
+bool isLowerAscii(char C) { return C >= 'a' && C <= 'z'; }
+
+/// The lower-case words of an identifier: `local_rank`, `localRank` and
+/// `LOCAL_RANK` all give {local, rank}; `m_rank_` gives {m, rank}.
+llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
+  llvm::SmallVector<std::string, 4> Words;
+  std::string Current;
+  auto Flush = [&] {
+    if (!Current.empty())
+      Words.push_back(std::move(Current));
+    Current.clear();
+  };
+  for (size_t I = 0; I < Name.size(); ++I) {
+    char C = Name[I];
+    if (C == '_') {
+      Flush();
+      continue;
+    }
+    // A new word starts at an upper-case letter that follows a lower-case
+    // letter or a digit (`myRank`), or that starts a capitalised word after
+    // an acronym (`MPIRank` -> mpi, rank).
+    if (isUpperAscii(C) && !Current.empty() &&
+        (!isUpperAscii(Name[I - 1]) ||
+         (I + 1 < Name.size() && isLowerAscii(Name[I + 1]))))
+      Flush();
+    Current.push_back(llvm::toLower(C));
+  }
+  Flush();
+  return Words;
+}
+
+bool isBoolType(QualType T) {
+  return !T.isNull() && T.getNonReferenceType()->isBooleanType();
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -292,7 +326,7 @@ Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
               .getLocalOrGlobal("RankEnvironmentVariables",
                                 DefaultRankEnvironmentVariables)
               .str()),
-      RankNames(Options.getLocalOrGlobal("RankNames", DefaultRankNames)),
+      RankVariables(Options.getLocalOrGlobal("RankVariables", "")),
       ShufflingSamplers(Options.getLocalOrGlobal("ShufflingSamplers",
                                                  DefaultShufflingSamplers)) {
   // `name[=kind]`: kind defaults to allreduce (a framework's `sum`).
@@ -323,7 +357,7 @@ void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
   Options.store(Opts, "RankFunctions", RankFunctionsSpec);
   Options.store(Opts, "RankEnvironmentVariables",
                 RankEnvironmentVariablesSpec);
-  Options.store(Opts, "RankNames", RankNames.spec());
+  Options.store(Opts, "RankVariables", RankVariables.spec());
   Options.store(Opts, "ShufflingSamplers", ShufflingSamplers.spec());
 }
 
@@ -755,23 +789,112 @@ const Expr *Vocabulary::rankOutputArgument(const CallExpr &Call) const {
   return nullptr;
 }
 
-bool Vocabulary::isRankNamed(const NamedDecl &D) const {
-  return RankNames.matches(D);
+bool Vocabulary::isRankName(const NamedDecl &D) const {
+  if (!D.getDeclName().isIdentifier())
+    return false;
+  if (RankVariables.matches(D))
+    return true;
+  llvm::SmallVector<std::string, 4> Words = identifierWords(D.getName());
+  if (Words.empty())
+    return false;
+  QualType Type;
+  if (const auto *FD = dyn_cast<FunctionDecl>(&D))
+    Type = FD->getReturnType();
+  else if (const auto *VD = dyn_cast<ValueDecl>(&D))
+    Type = VD->getType();
+  auto Has = [&](llvm::StringRef W) { return llvm::is_contained(Words, W); };
+
+  // `is_main`, `isMaster`, `is_root_process`, `master_process`,
+  // `is_rank_zero`: a flag set on one rank only.
+  if (isBoolType(Type) && (Words.front() == "is" || Words.back() == "process"))
+    return Has("main") || Has("master") || Has("root") || Has("leader") ||
+           Has("chief") || Has("primary") || Has("rank0") ||
+           (Has("rank") && Has("zero"));
+
+  // `rank`, `rank_`, `m_rank`, `local_rank`, `myRank`, `getRank`, `myrank`.
+  llvm::StringRef Last = Words.back();
+  if (Last != "rank" && Last != "myrank" && Last != "localrank" &&
+      Last != "worldrank" && Last != "globalrank")
+    return false;
+  // Another process's rank, or a count: `root_rank`, `src_rank`,
+  // `num_rank`, `master_rank`.
+  static constexpr llvm::StringLiteral Others[] = {
+      "root",  "src",  "source", "dst",    "dest",  "destination",
+      "target", "peer", "num",   "n",      "max",   "min",
+      "total", "other", "remote", "master", "leader", "main",
+      "head",  "owner", "next",  "prev",   "last",  "first"};
+  for (const std::string &W : Words)
+    if (llvm::is_contained(Others, W))
+      return false;
+  return true;
+}
+
+bool Vocabulary::readsRankEnvironment(const CallExpr &Call) const {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() ||
+      !llvm::StringRef(FD->getName().lower()).contains("env"))
+    return false;
+  for (const Expr *Arg : Call.arguments())
+    if (const auto *Lit =
+            dyn_cast<StringLiteral>(Arg->IgnoreParenImpCasts()))
+      if (llvm::is_contained(RankEnvironmentVariables, Lit->getString()))
+        return true;
+  return false;
+}
+
+bool Vocabulary::isCommunicatorType(QualType T) {
+  if (T.isNull())
+    return false;
+  if (processGroupOfHandle(T))
+    return true;
+  T = T.getNonReferenceType();
+  for (QualType Sugar = T;;) {
+    const auto *TT = Sugar->getAs<TypedefType>();
+    if (!TT)
+      break;
+    llvm::StringRef Name = TT->getDecl()->getName();
+    if (Name == "MPI_Comm" || Name == "ncclComm_t")
+      return true;
+    Sugar = TT->getDecl()->getUnderlyingType();
+  }
+  const CXXRecordDecl *RD = pointeeRecord(T);
+  return RD && qualifiedName(*RD) == "boost::mpi::communicator";
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+bool Vocabulary::isTensorClass(const CXXRecordDecl &RD) {
+  return isSameOrDerivedFrom(RD, "at::TensorBase");
+}
+
+bool Vocabulary::isTensorShapeQuery(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member)
+    return false;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  if (!MD || !MD->getDeclName().isIdentifier() ||
+      !llvm::StringSwitch<bool>(MD->getName())
+           .Cases("numel", "size", "sizes", "dim", "ndimension", true)
+           .Default(false))
+    return false;
+  return isTensorClass(*MD->getParent());
 }
 
 bool Vocabulary::mentionsRank(const Stmt *S) const {
   if (!S)
     return false;
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    if (returnsRank(*Call))
+    if (returnsRank(*Call) || readsRankEnvironment(*Call))
       return true;
     if (const FunctionDecl *FD = Call->getDirectCallee())
-      if (isRankNamed(*FD))
+      if (isRankName(*FD))
         return true;
   }
   if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
     const ValueDecl *D = DRE->getDecl();
-    if (isRankNamed(*D))
+    if (isRankName(*D))
       return true;
     // One step through a local: `const bool leader = pg->getRank() == 0;`
     if (const auto *V = dyn_cast<VarDecl>(D))
@@ -780,7 +903,7 @@ bool Vocabulary::mentionsRank(const Stmt *S) const {
         return true;
   }
   if (const auto *ME = dyn_cast<MemberExpr>(S))
-    if (isRankNamed(*ME->getMemberDecl()))
+    if (isRankName(*ME->getMemberDecl()))
       return true;
   for (const Stmt *Child : S->children())
     if (mentionsRank(Child))
@@ -933,6 +1056,15 @@ bool Vocabulary::isShufflingSampler(const CXXRecordDecl &RD) const {
     return !Found;
   });
   return Found;
+}
+
+bool Vocabulary::isDataLoaderClass(const CXXRecordDecl &RD) {
+  return isSameOrDerivedFrom(RD, "torch::data::DataLoaderBase");
+}
+
+const CXXRecordDecl *Vocabulary::dataLoaderOfHandle(QualType T) {
+  const CXXRecordDecl *RD = pointeeRecord(T);
+  return RD && isDataLoaderClass(*RD) ? RD : nullptr;
 }
 
 bool Vocabulary::isDataLoaderFactory(const FunctionDecl &FD) {

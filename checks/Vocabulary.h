@@ -160,12 +160,24 @@ public:
   /// For rank queries that write through a pointer (`MPI_Comm_rank(c,
   /// &rank)`), the argument written; null otherwise.
   const Expr *rankOutputArgument(const CallExpr &Call) const;
-  /// Variables, fields and functions that by their name hold or test the
-  /// rank (`RankNames`: `rank`, `local_rank`, `is_main`, ...). Names are how
-  /// a rank crosses translation units (a context struct filled elsewhere).
-  bool isRankNamed(const NamedDecl &D) const;
-  /// Whether \p S mentions the rank: a rank query, a rank-named variable,
-  /// field or function, or a local initialised from one of those.
+  /// A variable, field, parameter or function whose name says it holds the
+  /// rank: `rank`, `rank_`, `local_rank`, `myRank`, `getRank` (the last word,
+  /// after a leading `get`, is "rank", and no word names another process:
+  /// `root_rank`, `src_rank` and `dst_rank` are not this process's rank), a
+  /// `bool` named like `is_main` / `isMaster` / `is_root_process`, or a name
+  /// in `RankVariables`.
+  bool isRankName(const NamedDecl &D) const;
+  /// A call of a function that reads an environment variable named in
+  /// `RankEnvironmentVariables`, when the variable name is passed as a string
+  /// literal to a helper (`env_int("RANK", 0)`): the helper is `getenv`
+  /// itself or a function named like an environment accessor (`*env*`).
+  bool readsRankEnvironment(const CallExpr &Call) const;
+  /// A type that names a communicator: a c10d process group (any handle),
+  /// `MPI_Comm`, `ncclComm_t` or `boost::mpi::communicator`.
+  static bool isCommunicatorType(QualType T);
+  /// Whether \p S mentions the rank: a rank query, a rank environment
+  /// variable, a rank-named variable, field or function, or a local
+  /// initialised from one of those.
   bool mentionsRank(const Stmt *S) const;
 
   // --- Data-parallel wrappers -------------------------------------------
@@ -177,7 +189,20 @@ public:
   /// a wrapper. Returns the wrapper expression, or null.
   const Expr *innerModuleAccessBase(const Expr *E) const;
 
+  // --- Tensors ----------------------------------------------------------
+  /// `at::Tensor` / `at::TensorBase` (and so `torch::Tensor`).
+  static bool isTensorClass(const CXXRecordDecl &RD);
+  /// A call of a tensor method that reports its shape: `numel()`,
+  /// `size(d)`, `sizes()`, `dim()`.
+  static bool isTensorShapeQuery(const CallExpr &Call);
+
   // --- Samplers and data loaders ----------------------------------------
+  /// `torch::data::DataLoaderBase` and the loaders derived from it
+  /// (`StatelessDataLoader`, `StatefulDataLoader`).
+  static bool isDataLoaderClass(const CXXRecordDecl &RD);
+  /// The data-loader class behind a handle (object, reference, pointer,
+  /// `std::unique_ptr`), or null.
+  static const CXXRecordDecl *dataLoaderOfHandle(QualType T);
   /// `DistributedSampler<>` or a class derived from it.
   static bool isDistributedSampler(const CXXRecordDecl &RD);
   /// A distributed sampler whose order depends on its epoch
@@ -235,7 +260,7 @@ private:
   std::vector<RankFunction> RankFunctions;
   std::string RankEnvironmentVariablesSpec;
   std::vector<std::string> RankEnvironmentVariables;
-  NameList RankNames;
+  NameList RankVariables;
   NameList ShufflingSamplers;
 };
 

@@ -1,0 +1,240 @@
+//===--- Divergence.h - what can differ from one rank to another ----------===//
+//
+// A collective hangs the job when only some ranks issue it. Whether a rank
+// issues it depends on the conditions that control it, so the ddp checks ask
+// two questions of a function: which calls are collectives
+// (utils/CollectiveSites), and which values can differ between ranks: the
+// rank itself, and data local to a rank (whether a gradient exists, a loss
+// computed from this rank's batches and never reduced, a tensor's shape, a
+// batch counter, a data loader running out). This file answers the second.
+//
+// It is a taint analysis on the function's CFG (FunctionDivergence). Seeds
+// come from the vocabulary; taint flows through local variables
+// (assignments, compound updates, container and in-place tensor mutations,
+// output arguments), through helpers of the translation unit (what they
+// return, in terms of their parameters; what their callers pass), through
+// fields of user classes, and through control: a variable set on one side of
+// a diverging branch differs once the sides meet again. The output of a
+// collective (a tensor all-reduced or broadcast, the result of a helper that
+// reduces) is the same on every rank and clears the taint.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_UTILS_DIVERGENCE_H
+#define DDPLINT_CHECKS_UTILS_DIVERGENCE_H
+
+#include "Vocabulary.h"
+#include "utils/CollectiveSites.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Analysis/Analyses/Dominators.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace clang::tidy::ddp {
+
+/// Why a value can differ from one rank to another.
+enum class DivergenceSource : uint8_t {
+  Rank,             // a rank query, a rank variable, RANK from the environment
+  GradientPresence, // whether this rank has a gradient (`grad().defined()`)
+  LocalData,        // computed from this rank's batches and never reduced
+  GradientValue,    // a gradient before it is reduced
+  TensorShape,      // `numel()` / `size()` of a tensor that is no parameter
+  LoaderExhaustion, // where this rank's data loader stands (`begin`/`end`)
+  BatchCount,       // what a loop over this rank's data loader leaves behind
+};
+constexpr unsigned NumDivergenceSources = 7;
+
+/// A value's divergence: the sources it depends on (each with one place
+/// where it came in, for notes) and, inside a function summary, the
+/// parameters it depends on.
+class Divergence {
+public:
+  static Divergence seed(DivergenceSource S, const Stmt *Origin);
+  static Divergence parameter(unsigned Index);
+
+  /// Whether the value can differ between ranks.
+  bool diverges() const { return Sources != 0; }
+  bool has(DivergenceSource S) const { return Sources & bit(S); }
+  /// The source a diagnostic explains: the rank before the rest.
+  DivergenceSource primary() const;
+  const Stmt *origin(DivergenceSource S) const {
+    return Origins[static_cast<unsigned>(S)];
+  }
+  uint64_t parameters() const { return Params; }
+  /// Whether the only source is \p S.
+  bool onlyFrom(DivergenceSource S) const { return Sources == bit(S); }
+
+  /// Joins \p Other in; returns whether anything was added.
+  bool merge(const Divergence &Other);
+  /// Forgets source \p S.
+  void drop(DivergenceSource S);
+  /// The sources alone, without parameters.
+  Divergence sourcesOnly() const;
+  /// The same sources, all entering at \p Origin (a call of a helper).
+  Divergence through(const Stmt *Origin) const;
+
+private:
+  static uint8_t bit(DivergenceSource S) {
+    return uint8_t(1u << static_cast<unsigned>(S));
+  }
+  uint8_t Sources = 0;
+  uint64_t Params = 0;
+  std::array<const Stmt *, NumDivergenceSources> Origins{};
+};
+
+class FunctionDivergence;
+
+/// The analysis of one translation unit: collective sites, per-function
+/// flow facts and the summaries that connect them (memoised).
+class DivergenceAnalysis {
+public:
+  DivergenceAnalysis(const Vocabulary &Vocab, ASTContext &Context);
+  ~DivergenceAnalysis();
+
+  /// The collectives of this translation unit.
+  CollectiveSites &sites() { return Sites; }
+  /// The flow facts of a function with a body; null when there is none or
+  /// the CFG cannot be built.
+  FunctionDivergence *function(const FunctionDecl &FD);
+
+  const Vocabulary &vocabulary() const { return Vocab; }
+  ASTContext &context() const { return Context; }
+
+  // Summaries used while analysing a function.
+  /// What \p FD returns, in terms of its parameters.
+  Divergence returned(const FunctionDecl &FD);
+  /// What a field of a user class holds, over every assignment in its
+  /// class's constructors and methods.
+  Divergence field(const FieldDecl &FD);
+  /// \p D with its parameter dependences replaced by what the callers in
+  /// this translation unit pass for those parameters (through their own
+  /// callers in turn).
+  Divergence fromCallers(const FunctionDecl &FD, const Divergence &D);
+
+private:
+  struct CallSite {
+    const FunctionDecl *Caller;
+    const CallExpr *Call;
+  };
+  Divergence passedFor(const FunctionDecl &FD, unsigned Index);
+  const std::vector<CallSite> &callersOf(const FunctionDecl &FD);
+
+  const Vocabulary &Vocab;
+  ASTContext &Context;
+  CollectiveSites Sites;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionDivergence>>
+      Functions;
+  llvm::DenseSet<const FunctionDecl *> InProgress;
+  llvm::DenseMap<const FieldDecl *, Divergence> Fields;
+  llvm::DenseSet<const FieldDecl *> FieldsInProgress;
+  /// Analyses made on the side while the same function was in progress.
+  std::vector<std::unique_ptr<FunctionDivergence>> Scratch;
+  /// Calls in user code by callee (canonical declaration); built on first
+  /// use.
+  std::optional<llvm::DenseMap<const FunctionDecl *, std::vector<CallSite>>>
+      Callers;
+  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, Divergence>
+      Passed;
+};
+
+/// Divergence facts of one function body, on its CFG.
+class FunctionDivergence {
+public:
+  FunctionDivergence(DivergenceAnalysis &Owner, const FunctionDecl &FD);
+  ~FunctionDivergence();
+
+  bool valid() const { return Cfg != nullptr; }
+  const CFG &cfg() const { return *Cfg; }
+  const FunctionDecl &function() const { return Function; }
+
+  /// The block whose elements evaluate \p S (or its closest enclosing
+  /// statement); null when the CFG does not hold it.
+  const CFGBlock *blockOf(const Stmt *S) const;
+  /// The divergence of an expression of this function where it is
+  /// evaluated (joined over every path).
+  Divergence value(const Expr *E) const;
+  /// What the function returns.
+  const Divergence &returned() const { return Returned; }
+  /// The divergence added by control at \p S: the conditions that decide
+  /// whether it runs.
+  Divergence implicitAt(const Stmt *S);
+
+  /// The condition a branch block tests (for a range-for, its range);
+  /// null for blocks that do not branch on a condition.
+  const Expr *condition(const CFGBlock &Branch) const;
+  Divergence conditionValue(const CFGBlock &Branch) const;
+  /// A loop that runs once per batch of a data loader: its condition only
+  /// asks whether the loader is exhausted (a range-for over a loader,
+  /// `it != loader->end()`). Distributed samplers give every rank the same
+  /// number of batches, so such a loop is taken as uniform.
+  bool isLoaderLoop(const CFGBlock &Branch) const;
+  /// The branch blocks that decide whether \p Block runs (transitive
+  /// control dependence), nearest first.
+  llvm::ArrayRef<const CFGBlock *> controllingBranches(const CFGBlock &Block);
+  /// The block where the paths out of \p Branch meet again; null when they
+  /// only meet at the function's exit through different routes.
+  const CFGBlock *joinOf(const CFGBlock &Branch) const;
+
+private:
+  void collectFacts();
+  void run();
+  void processBlock(const CFGBlock &B);
+  Divergence evaluate(const Expr *E);
+  Divergence evaluateCall(const CallExpr *Call);
+  Divergence read(const VarDecl *V) const;
+  bool isLocal(const VarDecl *V) const;
+  const VarDecl *rootLocal(const Expr *E, bool &Exact) const;
+  void storageRoots(const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Out,
+                    unsigned Depth = 0) const;
+  bool isGradient(const Expr *E, unsigned Depth = 0) const;
+  bool isParameterLike(const Expr *E, unsigned Depth = 0) const;
+  bool isHookParameter(const ParmVarDecl &P) const;
+  void transfer(const Stmt *S, const CFGBlock &B);
+  void define(const VarDecl *V, Divergence D, bool Overwrite,
+              const CFGBlock &B);
+  void sanitize(const CollectiveSite &Site, const CallExpr &Call);
+  Divergence implicitIn(const CFGBlock &B);
+
+  DivergenceAnalysis &Owner;
+  const Vocabulary &Vocab;
+  const FunctionDecl &Function;
+  std::unique_ptr<CFG> Cfg;
+  std::unique_ptr<ControlDependencyCalculator> Control;
+  std::unique_ptr<CFGPostDomTree> PostDom;
+
+  using State = llvm::DenseMap<const VarDecl *, Divergence>;
+  llvm::DenseMap<const Stmt *, const CFGBlock *> BlockOf;
+  llvm::DenseMap<const Expr *, Divergence> Values;
+  llvm::DenseMap<const CFGBlock *, State> Out;
+  llvm::DenseMap<const CFGBlock *, llvm::SmallVector<const CFGBlock *, 8>>
+      Controllers;
+  /// Range-for loop variables over data loaders, with the loop.
+  llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> BatchVariables;
+  /// Range-for loop variables over parameters (or containers named so).
+  llvm::DenseSet<const VarDecl *> ParameterVariables;
+  /// Containers and tensors whose elements or storage another variable
+  /// shares (`std::vector<at::Tensor> tensors{grad}`): tensors -> grad.
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const VarDecl *, 2>>
+      Aliases;
+  /// Branch blocks by the block where their paths meet again.
+  llvm::DenseMap<const CFGBlock *, llvm::SmallVector<const CFGBlock *, 2>>
+      JoinsAt;
+  /// Blocks that modify each local variable.
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const CFGBlock *, 4>>
+      Modified;
+  State Current;
+  Divergence Returned;
+  bool Changed = false;
+};
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_UTILS_DIVERGENCE_H

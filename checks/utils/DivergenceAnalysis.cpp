@@ -1,0 +1,219 @@
+//===--- DivergenceAnalysis.cpp - summaries across a translation unit -----===//
+//
+// The parts of the divergence analysis that connect functions: what a helper
+// returns, what a field holds, what callers pass for a parameter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "utils/Divergence.h"
+
+#include "utils/UserCode.h"
+
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace clang::tidy::ddp {
+
+DivergenceAnalysis::DivergenceAnalysis(const Vocabulary &Vocab,
+                                       ASTContext &Context)
+    : Vocab(Vocab), Context(Context), Sites(Vocab, Context) {}
+
+DivergenceAnalysis::~DivergenceAnalysis() = default;
+
+FunctionDivergence *DivergenceAnalysis::function(const FunctionDecl &FD) {
+  auto It = Functions.find(&FD);
+  if (It != Functions.end())
+    return It->second.get();
+  if (!FD.getBody() || !InProgress.insert(&FD).second)
+    return nullptr;
+  auto Facts = std::make_unique<FunctionDivergence>(*this, FD);
+  InProgress.erase(&FD);
+  if (!Facts->valid())
+    Facts.reset();
+  FunctionDivergence *Result = Facts.get();
+  Functions[&FD] = std::move(Facts);
+  return Result;
+}
+
+Divergence DivergenceAnalysis::returned(const FunctionDecl &FD) {
+  const FunctionDecl *Def = userDefinition(FD);
+  if (!Def)
+    return {};
+  FunctionDivergence *Facts = function(*Def);
+  return Facts ? Facts->returned() : Divergence();
+}
+
+Divergence DivergenceAnalysis::field(const FieldDecl &F) {
+  const auto *RD = dyn_cast<CXXRecordDecl>(F.getParent());
+  if (!RD || inSystemHeader(*RD))
+    return {};
+  auto It = Fields.find(&F);
+  if (It != Fields.end())
+    return It->second;
+  if (!FieldsInProgress.insert(&F).second)
+    return {};
+
+  auto IsThisField = [&](const Expr *E) {
+    const auto *ME = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts()
+                                                    : nullptr);
+    return ME && ME->getMemberDecl() == &F &&
+           isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts());
+  };
+  // The assignments to the field in one method: (statement, value assigned
+  // or null for ++ / --).
+  auto AssignmentsIn = [&](const FunctionDecl &Def) {
+    llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4> Found;
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def))
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->isWritten() && Init->getMember() == &F)
+          Found.push_back({Init->getInit(), Init->getInit()});
+    forEachStmt(Def.getBody(), [&](const Stmt *S) {
+      if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+        if (BO->isAssignmentOp() && IsThisField(BO->getLHS()))
+          Found.push_back({S, BO->getRHS()});
+      } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+        if (UO->isIncrementDecrementOp() && IsThisField(UO->getSubExpr()))
+          Found.push_back({S, nullptr});
+      } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
+        if (Op->getNumArgs() >= 1 && Op->isAssignmentOp() &&
+            IsThisField(Op->getArg(0)))
+          Found.push_back({S, Op->getNumArgs() == 2 ? Op->getArg(1) : nullptr});
+      }
+    });
+    return Found;
+  };
+
+  Divergence Result;
+  for (const CXXMethodDecl *Method : RD->methods()) {
+    const FunctionDecl *Def = userDefinition(*Method);
+    if (!Def)
+      continue;
+    auto Assignments = AssignmentsIn(*Def);
+    if (Assignments.empty())
+      continue;
+    FunctionDivergence *Facts = function(*Def);
+    // Asked from inside that very method's analysis (it reads the field it
+    // also assigns): analyse it again on the side, with this field unknown.
+    if (!Facts && InProgress.count(Def)) {
+      Scratch.push_back(std::make_unique<FunctionDivergence>(*this, *Def));
+      Facts = Scratch.back()->valid() ? Scratch.back().get() : nullptr;
+    }
+    if (!Facts)
+      continue;
+    for (const auto &[Where, Value] : Assignments) {
+      if (Value)
+        Result.merge(Facts->value(Value));
+      Result.merge(Facts->implicitAt(Where));
+    }
+  }
+  FieldsInProgress.erase(&F);
+  Result = Result.sourcesOnly();
+  Fields[&F] = Result;
+  return Result;
+}
+
+namespace {
+
+/// Visits every call in user code with the function (or lambda) that makes
+/// it, template instantiations included.
+class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
+  using Base = RecursiveASTVisitor<CallIndexer>;
+
+public:
+  using Callback =
+      llvm::function_ref<void(const FunctionDecl &Caller, const CallExpr &)>;
+  CallIndexer(const SourceManager &SM, Callback OnCall)
+      : SM(SM), OnCall(OnCall) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBody() const { return true; }
+
+  bool TraverseDecl(Decl *D) {
+    if (!D)
+      return true;
+    if (!isa<TranslationUnitDecl>(D) && SM.isInSystemHeader(D->getLocation()))
+      return true;
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (FD && FD->isDependentContext())
+      FD = nullptr; // patterns: their instantiations are visited instead
+    if (FD)
+      Stack.push_back(FD);
+    bool Result = Base::TraverseDecl(D);
+    if (FD)
+      Stack.pop_back();
+    return Result;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
+    Stack.push_back(Lambda->getCallOperator());
+    bool Result = Base::TraverseLambdaExpr(Lambda);
+    Stack.pop_back();
+    return Result;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (!Stack.empty() && Stack.back())
+      OnCall(*Stack.back(), *Call);
+    return true;
+  }
+
+private:
+  const SourceManager &SM;
+  Callback OnCall;
+  llvm::SmallVector<const FunctionDecl *, 8> Stack;
+};
+
+} // namespace
+
+const std::vector<DivergenceAnalysis::CallSite> &
+DivergenceAnalysis::callersOf(const FunctionDecl &FD) {
+  if (!Callers) {
+    Callers.emplace();
+    auto Record = [&](const FunctionDecl &Caller, const CallExpr &Call) {
+      if (const FunctionDecl *Callee = Call.getDirectCallee())
+        (*Callers)[Callee->getCanonicalDecl()].push_back({&Caller, &Call});
+    };
+    CallIndexer Indexer(Context.getSourceManager(), Record);
+    Indexer.TraverseDecl(Context.getTranslationUnitDecl());
+  }
+  return (*Callers)[FD.getCanonicalDecl()];
+}
+
+Divergence DivergenceAnalysis::passedFor(const FunctionDecl &FD,
+                                         unsigned Index) {
+  auto Key = std::make_pair(FD.getCanonicalDecl(), Index);
+  auto It = Passed.find(Key);
+  if (It != Passed.end())
+    return It->second;
+  Passed[Key] = Divergence(); // a recursive call passes nothing more
+  Divergence Result;
+  std::vector<CallSite> Sites = callersOf(FD);
+  for (const CallSite &Site : Sites) {
+    const CallExpr &Call = *Site.Call;
+    unsigned Offset = isa<CXXOperatorCallExpr>(Call) &&
+                              isa<CXXMethodDecl>(Call.getDirectCallee()) &&
+                              !cast<CXXMethodDecl>(Call.getDirectCallee())
+                                   ->isStatic()
+                          ? 1
+                          : 0;
+    if (Index + Offset >= Call.getNumArgs())
+      continue;
+    const FunctionDecl *Caller = userDefinition(*Site.Caller);
+    FunctionDivergence *Facts = Caller ? function(*Caller) : nullptr;
+    if (!Facts)
+      continue;
+    const Expr *Arg = Call.getArg(Index + Offset);
+    Result.merge(fromCallers(*Caller, Facts->value(Arg)).through(Arg));
+  }
+  Passed[Key] = Result;
+  return Result;
+}
+
+Divergence DivergenceAnalysis::fromCallers(const FunctionDecl &FD,
+                                           const Divergence &D) {
+  Divergence Result = D.sourcesOnly();
+  for (unsigned I = 0; I < 64; ++I)
+    if (D.parameters() & (uint64_t(1) << I))
+      Result.merge(passedFor(FD, I));
+  return Result;
+}
+
+} // namespace clang::tidy::ddp

@@ -1,0 +1,72 @@
+//===--- UserCode.h - what the flow analyses look into --------------------===//
+//
+// The analyses under utils/ follow calls into the translation unit's own
+// functions (helpers, constructors, lambdas) but not into LibTorch or the
+// standard library, whose headers are system headers. These small helpers
+// draw that line and walk bodies the same way everywhere.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_UTILS_USERCODE_H
+#define DDPLINT_CHECKS_UTILS_USERCODE_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace clang::tidy::ddp {
+
+inline bool inSystemHeader(const Decl &D) {
+  return D.getASTContext().getSourceManager().isInSystemHeader(
+      D.getLocation());
+}
+
+/// The definition of \p FD in this translation unit, when it has a body and
+/// lies in user code; null otherwise.
+inline const FunctionDecl *userDefinition(const FunctionDecl &FD) {
+  const FunctionDecl *Def = nullptr;
+  if (!FD.hasBody(Def) || !Def || !Def->getBody() || inSystemHeader(*Def))
+    return nullptr;
+  return Def;
+}
+
+/// The identifier of \p D, or "" (operators, constructors of templates...).
+inline llvm::StringRef nameOf(const NamedDecl *D) {
+  return D && D->getDeclName().isIdentifier() ? D->getName() : "";
+}
+
+/// The record a type holds, by value, reference or raw pointer.
+inline const CXXRecordDecl *heldRecord(QualType T) {
+  if (T.isNull())
+    return nullptr;
+  T = T.getNonReferenceType();
+  if (const auto *PT = T->getAs<PointerType>())
+    T = PT->getPointeeType();
+  return T->getAsCXXRecordDecl();
+}
+
+/// Visits the calls and constructions in \p S, in source order, outside the
+/// bodies of lambdas \p S only defines.
+template <typename Fn> void forEachCall(const Stmt *S, Fn &&Visit) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (isa<CallExpr>(S) || isa<CXXConstructExpr>(S))
+    Visit(cast<Expr>(S));
+  for (const Stmt *Child : S->children())
+    forEachCall(Child, Visit);
+}
+
+/// Visits every statement in \p S, outside the bodies of lambdas.
+template <typename Fn> void forEachStmt(const Stmt *S, Fn &&Visit) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  Visit(S);
+  for (const Stmt *Child : S->children())
+    forEachStmt(Child, Visit);
+}
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_UTILS_USERCODE_H
