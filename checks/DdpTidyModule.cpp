@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "SamplerEpochCheck.h"
+#include "UnaveragedAllreduceCheck.h"
+#include "UnsyncedGradientsCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 
@@ -16,6 +18,9 @@ class DdpModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<SamplerEpochCheck>("ddp-sampler-epoch");
+    Factories.registerCheck<UnaveragedAllreduceCheck>(
+        "ddp-unaveraged-allreduce");
+    Factories.registerCheck<UnsyncedGradientsCheck>("ddp-unsynced-gradients");
   }
 };
 

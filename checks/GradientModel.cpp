@@ -1,0 +1,913 @@
+//===--- GradientModel.cpp ------------------------------------------------===//
+
+#include "GradientModel.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+// Fixpoints over the units converge in a few rounds on real code; the caps
+// only bound pathological inputs.
+constexpr unsigned MaxRounds = 8;
+constexpr unsigned MaxExprDepth = 16;
+
+llvm::StringRef nameOf(const NamedDecl *D) {
+  return D && D->getDeclName().isIdentifier() ? D->getName() : "";
+}
+
+/// Tensor methods whose result is (a view, copy or pointer of) the object's
+/// data: a gradient stays a gradient through them. Reductions (`norm`,
+/// `sum`, `pow`) do not: a gradient norm is not a gradient.
+bool passesDataThrough(llvm::StringRef Method) {
+  return llvm::StringSwitch<bool>(Method)
+      .Cases("data", "detach", "detach_", "view", "view_as", "reshape",
+             "reshape_as", "flatten", "contiguous", true)
+      .Cases("clone", "to", "cpu", "cuda", "slice", "narrow", "select",
+             "index", "index_select", true)
+      .Cases("data_ptr", "const_data_ptr", "mutable_data_ptr", "div", "div_",
+             "mul", "mul_", "add_", "sub_", true)
+      .Cases("copy_", "set_", "float", "double", "half", "bfloat16", "type",
+             "toType", "squeeze", true)
+      .Cases("unsqueeze", "chunk", "split", "unbind", "value", "front", "back",
+             "at", "begin", true)
+      .Cases("end", "get", true)
+      .Default(false);
+}
+
+/// Free functions whose result holds their tensor arguments' data.
+bool combinesData(llvm::StringRef Function) {
+  return llvm::StringSwitch<bool>(Function)
+      .Cases("cat", "concat", "concatenate", "stack", "flatten", true)
+      .Cases("flatten_dense_tensors", "unflatten_dense_tensors", "div", "mul",
+             true)
+      .Cases("narrow", "reshape", "ref", "cref", "addressof", true)
+      .Default(false);
+}
+
+/// Container and tensor methods that store their arguments' data into the
+/// object.
+bool storesIntoObject(llvm::StringRef Method) {
+  return llvm::StringSwitch<bool>(Method)
+      .Cases("push_back", "emplace_back", "insert", "emplace", "assign", true)
+      .Cases("copy_", "set_", "index_put_", "append", true)
+      .Default(false);
+}
+
+/// Whether a declaration of type T can hold a tensor, a container of them,
+/// or a pointer into one: anything but a plain number.
+bool mayHoldTensor(QualType T) {
+  if (T.isNull())
+    return false;
+  if (T->isReferenceType() || T->isPointerType())
+    return true;
+  return !T->isArithmeticType() && !T->isEnumeralType();
+}
+
+/// Roles suggested by a parameter's name: `grads`, `gradient_buffer`;
+/// `params`, `weights`.
+unsigned roleFromName(const ParmVarDecl &P) {
+  std::string Name = nameOf(&P).lower();
+  if (Name.find("grad") != std::string::npos)
+    return GradientRole;
+  if (Name.find("param") != std::string::npos ||
+      Name.find("weight") != std::string::npos)
+    return ParameterRole;
+  return NoRole;
+}
+
+/// A function of LibTorch, the standard library or boost: never a
+/// hand-written gradient sync.
+bool isLibraryFunction(const FunctionDecl &FD) {
+  const NamespaceDecl *Outermost = nullptr;
+  for (const DeclContext *DC = FD.getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      Outermost = NS;
+  return Outermost && llvm::StringSwitch<bool>(nameOf(Outermost))
+                          .Cases("std", "torch", "at", "c10", "c10d", "boost",
+                                 true)
+                          .Default(false);
+}
+
+/// Whether FD is a template pattern (or a member of one) whose
+/// instantiations are in the translation unit: those are analysed, with
+/// every call resolved.
+bool isPatternWithInstantiations(const FunctionDecl &FD) {
+  if (!FD.isDependentContext())
+    return false;
+  if (const FunctionTemplateDecl *FTD = FD.getDescribedFunctionTemplate())
+    return !FTD->specializations().empty();
+  for (const DeclContext *DC = FD.getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
+      if (const ClassTemplateDecl *CTD = RD->getDescribedClassTemplate())
+        return !CTD->specializations().empty();
+  return false;
+}
+
+/// The name a call's callee is spelled with, also for calls left dependent
+/// in a template (`sync_gradients(model)` with a dependent argument).
+llvm::StringRef calleeName(const CallExpr &Call) {
+  if (const FunctionDecl *FD = Call.getDirectCallee())
+    return nameOf(FD);
+  const Expr *Callee = Call.getCallee()->IgnoreParenImpCasts();
+  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
+    return ULE->getName().isIdentifier() ? ULE->getName().getAsIdentifierInfo()->getName() : "";
+  if (const auto *UME = dyn_cast<UnresolvedMemberExpr>(Callee))
+    return UME->getMemberName().isIdentifier()
+               ? UME->getMemberName().getAsIdentifierInfo()->getName()
+               : "";
+  if (const auto *DME = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    return DME->getMember().isIdentifier()
+               ? DME->getMember().getAsIdentifierInfo()->getName()
+               : "";
+  return "";
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// CodeUnit
+//===----------------------------------------------------------------------===//
+
+bool CodeUnit::contains(const Stmt *Outer, const Stmt *Inner) const {
+  for (const Stmt *S = Inner; S; S = Parent.lookup(S))
+    if (S == Outer)
+      return true;
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Collecting units
+//===----------------------------------------------------------------------===//
+
+GradientModel::GradientModel(const Vocabulary &Vocab, ASTContext &Context)
+    : Vocab(Vocab), Context(Context) {}
+
+void GradientModel::addFunction(const FunctionDecl &Declaration) {
+  const FunctionDecl *FD = Declaration.getDefinition();
+  // A lambda's body is a unit of the function it is written in.
+  if (!FD || !FD->getBody() || ByFunction.count(FD) ||
+      (isa<CXXMethodDecl>(FD) && cast<CXXMethodDecl>(FD)->getParent()->isLambda()))
+    return;
+  auto U = std::make_unique<CodeUnit>();
+  U->Function = FD;
+  U->Body = FD->getBody();
+  U->Reported = !isPatternWithInstantiations(*FD);
+  CodeUnit &Ref = *U;
+  Units.push_back(std::move(U));
+  ByFunction[FD] = &Ref;
+  collect(Ref, Ref.Body, nullptr);
+}
+
+void GradientModel::collect(CodeUnit &U, const Stmt *S, const Stmt *Parent) {
+  if (!S)
+    return;
+  U.Stmts.push_back(S);
+  if (Parent)
+    U.Parent[S] = Parent;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    U.Calls.push_back(Call);
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
+    // Init-captures run here; the body is a unit of its own, run later.
+    for (const Expr *Init : Lambda->capture_inits())
+      collect(U, Init, S);
+    if (ByLambda.count(Lambda) || !Lambda->getBody())
+      return;
+    auto Inner = std::make_unique<CodeUnit>();
+    Inner->Function = Lambda->getCallOperator();
+    Inner->Body = Lambda->getBody();
+    Inner->Enclosing = &U;
+    Inner->Lambda = Lambda;
+    Inner->Reported = U.Reported;
+    CodeUnit &Ref = *Inner;
+    Units.push_back(std::move(Inner));
+    ByLambda[Lambda] = &Ref;
+    ByFunction[Ref.Function] = &Ref;
+    collect(Ref, Ref.Body, nullptr);
+    return;
+  }
+  for (const Stmt *Child : S->children())
+    collect(U, Child, S);
+}
+
+const CodeUnit *GradientModel::unitOf(const FunctionDecl *FD) const {
+  if (!FD)
+    return nullptr;
+  if (const FunctionDecl *Def = FD->getDefinition())
+    if (CodeUnit *U = ByFunction.lookup(Def))
+      return U;
+  if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
+    if (const FunctionDecl *Def = Pattern->getDefinition())
+      return ByFunction.lookup(Def);
+  return nullptr;
+}
+
+const CodeUnit *GradientModel::unitOf(const LambdaExpr *Lambda) const {
+  return ByLambda.lookup(Lambda);
+}
+
+const CodeUnit *GradientModel::calleeUnit(const CallExpr &Call) const {
+  return unitOf(Call.getDirectCallee());
+}
+
+llvm::ArrayRef<CallSite> GradientModel::callers(const CodeUnit &U) const {
+  auto It = Callers.find(&U);
+  if (It == Callers.end())
+    return {};
+  return It->second;
+}
+
+llvm::SmallVector<const CodeUnit *, 2>
+GradientModel::callableUnits(const Expr *Callable) const {
+  llvm::SmallVector<const CodeUnit *, 2> Out;
+  const Expr *E = Callable;
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = stripObjectWrappers(E);
+    if (const auto *Ctor = dyn_cast<CXXConstructExpr>(E);
+        Ctor && Ctor->getNumArgs() == 1) {
+      E = Ctor->getArg(0); // std::function, a converting unique_ptr
+      continue;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      if (const auto *Var = dyn_cast<VarDecl>(DRE->getDecl());
+          Var && Var->hasLocalStorage() && Var->getInit()) {
+        E = Var->getInit();
+        continue;
+      }
+      if (const auto *FD = dyn_cast<FunctionDecl>(DRE->getDecl()))
+        if (const CodeUnit *U = unitOf(FD))
+          Out.push_back(U);
+      return Out;
+    }
+    break;
+  }
+  if (!E)
+    return Out;
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(E)) {
+    if (const CodeUnit *U = unitOf(Lambda))
+      Out.push_back(U);
+    return Out;
+  }
+  // A hook object (`std::make_unique<Hook>(this)`, `new Hook`): its
+  // operator(), from the class or the template it was instantiated from.
+  const CXXRecordDecl *RD = pointeeRecord(E->getType());
+  for (const CXXRecordDecl *Class : {RD, RD ? RD->getTemplateInstantiationPattern() : nullptr})
+    if (Out.empty() && Class && Class->hasDefinition())
+      for (const CXXMethodDecl *M : Class->getDefinition()->methods())
+        if (M->getOverloadedOperator() == OO_Call)
+          if (const CodeUnit *U = unitOf(M))
+            Out.push_back(U);
+  // A library hook class wrapping a lambda:
+  // `std::make_unique<LambdaPostHook>([&](auto &grads, auto &) {...})`.
+  if (Out.empty()) {
+    llvm::ArrayRef<const Expr *> Args;
+    if (const auto *Call = dyn_cast<CallExpr>(E))
+      Args = llvm::ArrayRef(Call->getArgs(), Call->getNumArgs());
+    else if (const auto *New = dyn_cast<CXXNewExpr>(E))
+      if (const CXXConstructExpr *Ctor = New->getConstructExpr())
+        Args = llvm::ArrayRef(Ctor->getArgs(), Ctor->getNumArgs());
+    for (const Expr *Arg : Args) {
+      const Expr *Stripped = stripObjectWrappers(Arg);
+      if (isa<LambdaExpr>(Stripped) || isa<CXXConstructExpr>(Stripped))
+        Out.append(callableUnits(Stripped));
+    }
+  }
+  return Out;
+}
+
+const Reachability &GradientModel::flow(const CodeUnit &U) const {
+  std::unique_ptr<Reachability> &Flow = Flows[&U];
+  if (!Flow)
+    Flow = std::make_unique<Reachability>(U.Function, U.Body, Context);
+  return *Flow;
+}
+
+const Stmt *GradientModel::widen(const CodeUnit &U, const Stmt *S,
+                                 llvm::ArrayRef<const Stmt *> Barriers) const {
+  const Stmt *Current = S;
+  while (const Stmt *P = U.Parent.lookup(Current)) {
+    if (P == U.Body || llvm::any_of(Barriers, [&](const Stmt *B) {
+          return B && U.contains(P, B);
+        }))
+      break;
+    // Entered only on some ranks: the ranks that skip it are not covered.
+    const Expr *Condition = nullptr;
+    if (const auto *If = dyn_cast<IfStmt>(P))
+      Condition = If->getCond();
+    else if (const auto *Switch = dyn_cast<SwitchStmt>(P))
+      Condition = Switch->getCond();
+    else if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(P))
+      Condition = Cond->getCond();
+    else if (const auto *Binary = dyn_cast<BinaryOperator>(P);
+             Binary && Binary->isLogicalOp())
+      Condition = Binary->getLHS();
+    if (Condition && Condition != Current && isRankDependent(Condition))
+      break;
+    Current = P;
+  }
+  return Current;
+}
+
+bool GradientModel::isRankDependent(const Expr *Condition) const {
+  llvm::SmallVector<const Stmt *, 16> Work{Condition};
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S)
+      continue;
+    const NamedDecl *Named = nullptr;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      if (Vocab.returnsRank(*Call))
+        return true;
+      Named = Call->getDirectCallee();
+    } else if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+      Named = DRE->getDecl();
+    } else if (const auto *ME = dyn_cast<MemberExpr>(S)) {
+      Named = ME->getMemberDecl();
+    }
+    std::string Name = nameOf(Named).lower();
+    llvm::StringRef N(Name);
+    if ((N.contains("rank") && !N.contains("ranks")) || N == "is_main" ||
+        N == "is_master" || N == "is_root" || N == "is_leader" ||
+        N == "is_chief" || N == "is_primary")
+      return true;
+    Work.append(S->child_begin(), S->child_end());
+  }
+  return false;
+}
+
+const CXXRecordDecl *GradientModel::memberOf(const CodeUnit &U) {
+  const CodeUnit *Root = &U;
+  while (Root->Enclosing)
+    Root = Root->Enclosing;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Root->Function))
+    return MD->getParent();
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Roles
+//===----------------------------------------------------------------------===//
+
+unsigned GradientModel::declRole(const CodeUnit &U, const ValueDecl *D) const {
+  if (!D)
+    return NoRole;
+  if (isa<FieldDecl>(D))
+    return FieldRoles.lookup(D);
+  unsigned Role = NoRole;
+  for (const CodeUnit *C = &U; C; C = C->Enclosing)
+    Role |= C->Roles.lookup(D);
+  if (isa<ParmVarDecl>(D))
+    Role |= ParamRoles.lookup(D);
+  return Role;
+}
+
+unsigned GradientModel::role(const CodeUnit &U, const Expr *E) const {
+  for (unsigned Depth = 0; E && Depth < MaxExprDepth; ++Depth) {
+    E = E->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = M->getSubExpr();
+      continue;
+    }
+    if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = B->getSubExpr();
+      continue;
+    }
+    if (const auto *C = dyn_cast<ExprWithCleanups>(E)) {
+      E = C->getSubExpr();
+      continue;
+    }
+    if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(E)) {
+      E = IL->getSubExpr();
+      continue;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return declRole(U, DRE->getDecl());
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return isa<FieldDecl>(ME->getMemberDecl())
+                 ? FieldRoles.lookup(ME->getMemberDecl())
+                 : NoRole;
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+      if (Unary->getOpcode() == UO_LNot)
+        return NoRole;
+      E = Unary->getSubExpr();
+      continue;
+    }
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = Subscript->getBase();
+      continue;
+    }
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+      if (Binary->isAssignmentOp() || Binary->isCompoundAssignmentOp()) {
+        E = Binary->getLHS();
+        continue;
+      }
+      if (Binary->getOpcode() == BO_Comma) {
+        E = Binary->getRHS();
+        continue;
+      }
+      if (Binary->isMultiplicativeOp() || Binary->isAdditiveOp())
+        return role(U, Binary->getLHS()) | role(U, Binary->getRHS());
+      return NoRole;
+    }
+    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E))
+      return role(U, Cond->getTrueExpr()) | role(U, Cond->getFalseExpr());
+    if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+      unsigned Role = NoRole;
+      for (const Expr *Element : Init->inits())
+        Role |= role(U, Element);
+      return Role;
+    }
+    if (const auto *Ctor = dyn_cast<CXXConstructExpr>(E)) {
+      unsigned Role = NoRole;
+      for (const Expr *Arg : Ctor->arguments())
+        Role |= role(U, Arg);
+      return Role;
+    }
+    const auto *Call = dyn_cast<CallExpr>(E);
+    if (!Call)
+      return NoRole;
+    if (Vocabulary::isGradAccess(*Call))
+      return GradientRole;
+    if (Vocabulary::parameterCollection(*Call))
+      return ParameterRole;
+    if (Call->isCallToStdMove() && Call->getNumArgs() == 1) {
+      E = Call->getArg(0);
+      continue;
+    }
+    const FunctionDecl *FD = Call->getDirectCallee();
+    llvm::StringRef Name = nameOf(FD);
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+      // The optimizer's own list of what it updates.
+      if ((Name == "parameters" || Name == "params") &&
+          Vocab.isOptimizerClass(*Member->getMethodDecl()->getParent()))
+        return ParameterRole;
+      if (passesDataThrough(Name)) {
+        E = Member->getImplicitObjectArgument();
+        continue;
+      }
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+      OverloadedOperatorKind K = Op->getOperator();
+      if (K == OO_Subscript || K == OO_Arrow || Op->isAssignmentOp() ||
+          (K == OO_Star && Op->getNumArgs() == 1)) {
+        E = Op->getArg(0);
+        continue;
+      }
+      if (K == OO_Star || K == OO_Slash || K == OO_Plus || K == OO_Minus) {
+        unsigned Role = NoRole;
+        for (const Expr *Arg : Op->arguments())
+          Role |= role(U, Arg);
+        return Role;
+      }
+    } else if (FD && (combinesData(Name) ||
+                      FD->getQualifiedNameAsString() == "std::forward")) {
+      unsigned Role = NoRole;
+      for (const Expr *Arg : Call->arguments())
+        Role |= role(U, Arg);
+      return Role;
+    }
+    if (FD && FD->getQualifiedNameAsString() == "torch::autograd::grad")
+      return GradientRole;
+    if (const CodeUnit *Callee = calleeUnit(*Call))
+      return ReturnRoles.lookup(Callee->Function);
+    return NoRole;
+  }
+  return NoRole;
+}
+
+const ValueDecl *GradientModel::rootDecl(const Expr *E) const {
+  for (unsigned Depth = 0; E && Depth < MaxExprDepth; ++Depth) {
+    E = stripObjectWrappers(E)->IgnoreParenCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return DRE->getDecl();
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return isa<FieldDecl>(ME->getMemberDecl()) ? ME->getMemberDecl() : nullptr;
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+      if (!passesDataThrough(nameOf(Member->getMethodDecl())))
+        return nullptr;
+      E = Member->getImplicitObjectArgument();
+      continue;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      OverloadedOperatorKind K = Op->getOperator();
+      if (K == OO_Subscript || K == OO_Arrow || (K == OO_Star && Op->getNumArgs() == 1)) {
+        E = Op->getArg(0);
+        continue;
+      }
+      return nullptr;
+    }
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = Subscript->getBase();
+      continue;
+    }
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E);
+        Unary && (Unary->getOpcode() == UO_Deref || Unary->getOpcode() == UO_AddrOf)) {
+      E = Unary->getSubExpr();
+      continue;
+    }
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E);
+        Binary && Binary->isAdditiveOp() && Binary->getLHS()->getType()->isPointerType()) {
+      E = Binary->getLHS(); // buffer + offset
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool GradientModel::orRole(llvm::DenseMap<const ValueDecl *, unsigned> &Map,
+                           const ValueDecl *D, unsigned Bits) {
+  if (!D || !Bits)
+    return false;
+  unsigned &Slot = Map[D];
+  if ((Slot | Bits) == Slot)
+    return false;
+  Slot |= Bits;
+  return true;
+}
+
+void GradientModel::storeRole(CodeUnit &U, const Expr *Target, unsigned Bits,
+                              bool &Changed) {
+  const ValueDecl *D = rootDecl(Target);
+  if (!D || !Bits || !mayHoldTensor(D->getType()))
+    return;
+  Changed |= orRole(isa<FieldDecl>(D) ? FieldRoles : U.Roles, D, Bits);
+}
+
+void GradientModel::seedRoles() {
+  for (const auto &U : Units)
+    for (const ParmVarDecl *P : U->Function->parameters())
+      if (mayHoldTensor(P->getType()))
+        orRole(ParamRoles, P, roleFromName(*P));
+  // Hook callbacks receive the gradient being produced.
+  for (const auto &U : Units)
+    for (const CallExpr *Call : U->Calls)
+      if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call))
+        for (const CodeUnit *Hook : callableUnits(Callback))
+          for (const ParmVarDecl *P : Hook->Function->parameters())
+            if (mayHoldTensor(P->getType()))
+              orRole(ParamRoles, P, GradientRole);
+}
+
+bool GradientModel::propagateRoles(CodeUnit &U) {
+  bool Changed = false;
+  for (const Stmt *S : U.Stmts) {
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          if (Var->getInit() && mayHoldTensor(Var->getType()))
+            Changed |= orRole(U.Roles, Var, role(U, Var->getInit()));
+      continue;
+    }
+    if (const auto *For = dyn_cast<CXXForRangeStmt>(S)) {
+      Changed |= orRole(U.Roles, For->getLoopVariable(),
+                        role(U, For->getRangeInit()));
+      continue;
+    }
+    if (const auto *Binary = dyn_cast<BinaryOperator>(S)) {
+      if (Binary->isAssignmentOp())
+        storeRole(U, Binary->getLHS(), role(U, Binary->getRHS()), Changed);
+      continue;
+    }
+    if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+      if (Return->getRetValue())
+        Changed |= orRole(ReturnRoles, U.Function, role(U, Return->getRetValue()));
+      continue;
+    }
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (!Call)
+      continue;
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+      if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
+        storeRole(U, Op->getArg(0), role(U, Op->getArg(1)), Changed);
+    } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+      if (storesIntoObject(nameOf(FD))) {
+        unsigned Bits = NoRole;
+        for (const Expr *Arg : Call->arguments())
+          Bits |= role(U, Arg);
+        storeRole(U, Member->getImplicitObjectArgument(), Bits, Changed);
+      }
+    } else if (FD && Call->getNumArgs() >= 2) {
+      llvm::StringRef Name = nameOf(FD);
+      if (Name == "memcpy" || Name == "memmove")
+        storeRole(U, Call->getArg(0), role(U, Call->getArg(1)), Changed);
+      else if ((Name == "copy" || Name == "copy_n") && Call->getNumArgs() == 3)
+        storeRole(U, Call->getArg(2), role(U, Call->getArg(0)), Changed);
+    }
+    // What a call hands to a function defined here.
+    if (const CodeUnit *Callee = calleeUnit(*Call)) {
+      unsigned Offset = isa<CXXOperatorCallExpr>(Call) &&
+                                isa<CXXMethodDecl>(Callee->Function)
+                            ? 1
+                            : 0;
+      for (unsigned I = Offset, N = Call->getNumArgs(); I < N; ++I) {
+        if (I - Offset >= Callee->Function->getNumParams())
+          break;
+        const ParmVarDecl *P = Callee->Function->getParamDecl(I - Offset);
+        if (!isa<CXXDefaultArgExpr>(Call->getArg(I)) && mayHoldTensor(P->getType()))
+          Changed |= orRole(ParamRoles, P, role(U, Call->getArg(I)));
+      }
+    }
+  }
+  return Changed;
+}
+
+//===----------------------------------------------------------------------===//
+// Syncs
+//===----------------------------------------------------------------------===//
+
+bool GradientModel::isGradientCollective(const CodeUnit &U,
+                                         const CallExpr &Call) const {
+  std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call);
+  if (!Info || Info->Kind == CollectiveKind::Barrier ||
+      Info->Kind == CollectiveKind::Scatter ||
+      Info->Kind == CollectiveKind::AllToAll)
+    return false;
+  return llvm::any_of(Call.arguments(), [&](const Expr *Arg) {
+    return role(U, Arg) & GradientRole;
+  });
+}
+
+void GradientModel::findGradientWork() {
+  auto IsGradientCollective = [&](const CodeUnit &U, const Expr *E) {
+    const auto *Call = dyn_cast_or_null<CallExpr>(
+        E ? stripObjectWrappers(E) : nullptr);
+    return Call && isGradientCollective(U, *Call);
+  };
+  for (unsigned Round = 0; Round < 2; ++Round)
+    for (const auto &U : Units)
+      for (const Stmt *S : U->Stmts) {
+        if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+          for (const Decl *D : DS->decls())
+            if (const auto *Var = dyn_cast<VarDecl>(D))
+              if (IsGradientCollective(*U, Var->getInit()))
+                GradientWork.insert(Var);
+        } else if (const auto *Binary = dyn_cast<BinaryOperator>(S)) {
+          if (Binary->getOpcode() == BO_Assign &&
+              IsGradientCollective(*U, Binary->getRHS()))
+            if (const ValueDecl *D = rootDecl(Binary->getLHS()))
+              GradientWork.insert(D);
+        } else if (const auto *For = dyn_cast<CXXForRangeStmt>(S)) {
+          if (GradientWork.contains(rootDecl(For->getRangeInit())))
+            GradientWork.insert(For->getLoopVariable());
+        } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+          const Expr *Target = nullptr, *Value = nullptr;
+          if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+              Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+            Target = Op->getArg(0), Value = Op->getArg(1);
+          else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+                   Member && storesIntoObject(nameOf(Call->getDirectCallee())) &&
+                   Call->getNumArgs() >= 1)
+            Target = Member->getImplicitObjectArgument(), Value = Call->getArg(0);
+          if (Target && IsGradientCollective(*U, Value))
+            if (const ValueDecl *D = rootDecl(Target))
+              GradientWork.insert(D);
+          // MPI_Iallreduce(..., &request): the request is the last argument.
+          std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call);
+          if (Info && Info->Api == CollectiveApi::Mpi && Info->Asynchronous &&
+              Call->getNumArgs() > 0 && isGradientCollective(*U, *Call))
+            if (const ValueDecl *D = handleDecl(Call->getArg(Call->getNumArgs() - 1)))
+              GradientWork.insert(D);
+        }
+      }
+}
+
+bool GradientModel::waitsOnGradientWork(const CallExpr &Call) const {
+  if (!Vocabulary::isWaitCall(Call))
+    return false;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    if (GradientWork.contains(rootDecl(Member->getImplicitObjectArgument())))
+      return true;
+  return llvm::any_of(Call.arguments(), [&](const Expr *Arg) {
+    return GradientWork.contains(handleDecl(Arg));
+  });
+}
+
+bool GradientModel::isOpaqueSync(const CodeUnit &U, const CallExpr &Call) const {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || isLibraryFunction(*FD) || Vocab.classifyCollective(Call))
+    return false;
+  // Handed a communicator (or a wrapper) and, in another argument, the
+  // parameters, their gradients or a module: `sync(pg, model->parameters())`.
+  auto IsCommunicator = [&](const Expr *Arg) {
+    return Vocabulary::isCommunicatorType(Arg->getType()) ||
+           Vocab.wrapperClassOfHandle(Arg->getType());
+  };
+  auto IsModel = [&](const Expr *Arg) {
+    return (role(U, Arg) & (GradientRole | ParameterRole)) ||
+           Vocabulary::moduleClassOfHandle(Arg->getType()) ||
+           Vocab.wrapperClassOfHandle(Arg->getType());
+  };
+  for (unsigned I = 0, N = Call.getNumArgs(); I < N; ++I)
+    if (IsCommunicator(Call.getArg(I)))
+      for (unsigned J = 0; J < N; ++J)
+        if (J != I && IsModel(Call.getArg(J)))
+          return true;
+  return false;
+}
+
+bool GradientModel::isGradientSync(const CodeUnit &U, const CallExpr &Call) const {
+  if (isGradientCollective(U, Call) || waitsOnGradientWork(Call))
+    return true;
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (FD ? Vocab.isGradientSyncFunction(*FD)
+         : Vocab.isGradientSyncName(calleeName(Call)))
+    return true;
+  if (const CodeUnit *Callee = calleeUnit(Call))
+    return Syncing.contains(Callee);
+  return isOpaqueSync(U, Call);
+}
+
+bool GradientModel::isParameterSync(const CodeUnit &U,
+                                    const CallExpr &Call) const {
+  if (const CodeUnit *Callee = calleeUnit(Call))
+    if (ParameterSyncing.contains(Callee))
+      return true;
+  std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call);
+  if (!Info || (Info->Kind != CollectiveKind::AllReduce &&
+                Info->Kind != CollectiveKind::Broadcast))
+    return false;
+  unsigned Roles = NoRole;
+  for (const Expr *Arg : Call.arguments())
+    Roles |= role(U, Arg);
+  return (Roles & ParameterRole) && !(Roles & GradientRole);
+}
+
+void GradientModel::findSyncingUnits() {
+  for (unsigned Round = 0; Round < MaxRounds; ++Round) {
+    bool Changed = false;
+    for (const auto &U : Units) {
+      if (!Syncing.contains(U.get()) &&
+          llvm::any_of(U->Calls, [&](const CallExpr *Call) {
+            return isGradientSync(*U, *Call);
+          })) {
+        Syncing.insert(U.get());
+        Changed = true;
+      }
+      if (!ParameterSyncing.contains(U.get()) &&
+          llvm::any_of(U->Calls, [&](const CallExpr *Call) {
+            return isParameterSync(*U, *Call);
+          })) {
+        ParameterSyncing.insert(U.get());
+        Changed = true;
+      }
+    }
+    if (!Changed)
+      break;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Hooks and wrappers
+//===----------------------------------------------------------------------===//
+
+void GradientModel::findHooks() {
+  for (const auto &U : Units) {
+    const CXXRecordDecl *Owner = memberOf(*U);
+    bool InWrapper = false;
+    for (const DeclContext *DC = Owner; DC && !InWrapper; DC = DC->getParent())
+      if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
+        InWrapper = Vocab.isWrapperClass(*RD) ||
+                    (RD->getTemplateInstantiationPattern() &&
+                     Vocab.isWrapperClass(*RD->getTemplateInstantiationPattern()));
+    if (InWrapper)
+      continue; // armed by the wrapper's forward: see armsSync
+    for (const CallExpr *Call : U->Calls)
+      if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call))
+        for (const CodeUnit *Hook : callableUnits(Callback))
+          if (Syncing.contains(Hook))
+            HookSyncs = true;
+  }
+}
+
+bool GradientModel::needsExplicitSync(const CXXRecordDecl &Wrapper) const {
+  if (auto It = ExplicitSync.find(&Wrapper); It != ExplicitSync.end())
+    return It->second;
+  // A public method (other than forward) that syncs, in the class or in the
+  // template it was instantiated from: `synchronize_gradients()`.
+  auto IsSyncMethod = [&](const CXXMethodDecl *M) {
+    if (M->getAccess() != AS_public || isa<CXXConstructorDecl>(M) ||
+        isa<CXXDestructorDecl>(M) || M->isOverloadedOperator() ||
+        nameOf(M) == "forward")
+      return false;
+    const CodeUnit *U = unitOf(M);
+    return (U && Syncing.contains(U)) || Vocab.isGradientSyncFunction(*M);
+  };
+  bool Explicit = false;
+  for (const CXXRecordDecl *RD : {&Wrapper, Wrapper.getTemplateInstantiationPattern()})
+    if (RD && RD->hasDefinition())
+      Explicit |= llvm::any_of(RD->getDefinition()->methods(), IsSyncMethod);
+  ExplicitSync[&Wrapper] = Explicit;
+  return Explicit;
+}
+
+bool GradientModel::armsSync(const CallExpr &Call) const {
+  const Expr *Receiver = Vocab.forwardReceiver(Call);
+  if (!Receiver)
+    return false;
+  const CXXRecordDecl *Wrapper = Vocab.wrapperClassOfHandle(Receiver->getType());
+  return Wrapper && !needsExplicitSync(*Wrapper);
+}
+
+//===----------------------------------------------------------------------===//
+// Distributed context
+//===----------------------------------------------------------------------===//
+
+bool GradientModel::hasDistributedClue(const CodeUnit &U) const {
+  auto TypeClue = [&](QualType T) {
+    if (T.isNull() || T->isDependentType())
+      return false;
+    if (Vocabulary::isCommunicatorType(T) || Vocab.wrapperClassOfHandle(T))
+      return true;
+    if (const CXXRecordDecl *RD = pointeeRecord(T);
+        RD && Vocabulary::isDistributedSampler(*RD))
+      return true;
+    const CXXRecordDecl *Sampler = Vocabulary::samplerOfLoaderType(T);
+    return Sampler && Vocabulary::isDistributedSampler(*Sampler);
+  };
+  for (const ParmVarDecl *P : U.Function->parameters())
+    if (TypeClue(P->getType()))
+      return true;
+  if (const CXXRecordDecl *Class = memberOf(U); Class && Class->hasDefinition())
+    for (const FieldDecl *Field : Class->getDefinition()->fields())
+      if (TypeClue(Field->getType()))
+        return true;
+  for (const Stmt *S : U.Stmts) {
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D); Var && TypeClue(Var->getType()))
+          return true;
+      continue;
+    }
+    if (isa<DeclRefExpr>(S) || isa<MemberExpr>(S) || isa<CXXConstructExpr>(S))
+      if (TypeClue(cast<Expr>(S)->getType()))
+        return true;
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (!Call)
+      continue;
+    if (Vocab.classifyCollective(*Call) || Vocab.returnsRank(*Call) ||
+        Vocab.rankOutputArgument(*Call) || Vocab.returnsWorldSize(*Call) ||
+        Vocab.worldSizeOutputArgument(*Call))
+      return true;
+    if (const FunctionDecl *FD = Call->getDirectCallee())
+      if (nameOf(FD).startswith("MPI_Init") || Vocab.isGradientSyncFunction(*FD))
+        return true;
+  }
+  return false;
+}
+
+void GradientModel::findDistributedUnits() {
+  for (const auto &U : Units)
+    if (hasDistributedClue(*U))
+      Distributed.insert(U.get());
+  // Lambdas written in, and functions called from, a distributed unit.
+  for (unsigned Round = 0; Round < MaxRounds; ++Round) {
+    bool Changed = false;
+    for (const auto &U : Units) {
+      if (Distributed.contains(U.get()))
+        continue;
+      bool Inherits = U->Enclosing && Distributed.contains(U->Enclosing);
+      for (const CallSite &Site : callers(*U))
+        Inherits |= Distributed.contains(Site.Caller);
+      if (Inherits) {
+        Distributed.insert(U.get());
+        Changed = true;
+      }
+    }
+    if (!Changed)
+      break;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Building
+//===----------------------------------------------------------------------===//
+
+void GradientModel::build() {
+  for (const auto &U : Units)
+    for (const CallExpr *Call : U->Calls)
+      if (const CodeUnit *Callee = calleeUnit(*Call))
+        Callers[Callee].push_back({U.get(), Call});
+  seedRoles();
+  for (unsigned Round = 0; Round < MaxRounds; ++Round) {
+    bool Changed = false;
+    for (const auto &U : Units)
+      Changed |= propagateRoles(*U);
+    if (!Changed)
+      break;
+  }
+  findGradientWork();
+  findSyncingUnits();
+  findHooks();
+  findDistributedUnits();
+}
+
+} // namespace clang::tidy::ddp
