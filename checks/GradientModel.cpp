@@ -46,6 +46,7 @@ bool combinesData(llvm::StringRef Function) {
       .Cases("flatten_dense_tensors", "unflatten_dense_tensors", "div", "mul",
              true)
       .Cases("narrow", "reshape", "ref", "cref", "addressof", true)
+      .Case("inplace", true) // boost::mpi::inplace(buffer)
       .Default(false);
 }
 

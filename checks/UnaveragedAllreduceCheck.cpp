@@ -123,17 +123,15 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
   }
   llvm::SmallVector<const Stmt *, 4> Averages = Average.gradientAverages(U);
 
-  // Averaged before the reduction, in the same step: the gradients
-  // (`grad.div_(ws)` then the all-reduce), or the loss they came from.
-  llvm::SmallVector<const Stmt *, 8> StepBoundaries(Steps.begin(), Steps.end());
-  StepBoundaries.append(Backwards.begin(), Backwards.end());
-  for (const Stmt *A : Averages)
-    if (Flow.reachable(A, &Anchor, StepBoundaries))
-      return true;
+  // Averaged before the reduction on every path to it: the gradients
+  // (`grad.div_(ws)`, then the all-reduce), or the loss they came from. An
+  // average later in a loop body does not count for the first iteration.
+  llvm::SmallVector<const Stmt *, 8> Before(Averages.begin(), Averages.end());
   for (const Stmt *B : Backwards)
-    if (Average.backpropagatesAveragedLoss(U, *cast<CallExpr>(B)) &&
-        Flow.reachable(B, &Anchor, Steps))
-      return true;
+    if (Average.backpropagatesAveragedLoss(U, *cast<CallExpr>(B)))
+      Before.push_back(B);
+  if (!Before.empty() && !Flow.reachableFromEntry(&Anchor, Before))
+    return true;
 
   // A bucket kept in a field, or a Work kept for later: the wrapper averages
   // in the method that completes the reduction.
