@@ -66,6 +66,7 @@ bool isOptimizerOptions(const CXXRecordDecl *RD) {
 Averaging::Averaging(const GradientModel &Model) : Model(Model) {
   findWorldSizeDecls();
   findScaledLearningRates();
+  findAveragingUnits();
 }
 
 bool Averaging::isWorldSize(const Expr *E) const {
@@ -213,12 +214,30 @@ const Expr *Averaging::averagedTensor(const Expr *E) const {
 llvm::SmallVector<const Stmt *, 4>
 Averaging::gradientAverages(const CodeUnit &U) const {
   llvm::SmallVector<const Stmt *, 4> Out;
-  for (const Stmt *S : U.Stmts)
-    if (const auto *E = dyn_cast<Expr>(S))
-      if (const Expr *Tensor = averagedTensor(E))
-        if (Model.role(U, Tensor) & GradientRole)
-          Out.push_back(S);
+  for (const Stmt *S : U.Stmts) {
+    const auto *E = dyn_cast<Expr>(S);
+    if (!E)
+      continue;
+    if (const Expr *Tensor = averagedTensor(E)) {
+      if (Model.role(U, Tensor) & GradientRole)
+        Out.push_back(S);
+    } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      if (AveragingUnits.contains(Model.calleeUnit(*Call)))
+        Out.push_back(S);
+    }
+  }
   return Out;
+}
+
+void Averaging::findAveragingUnits() {
+  for (unsigned Round = 0; Round < MaxRounds; ++Round) {
+    bool Changed = false;
+    for (const auto &U : Model.units())
+      if (!AveragingUnits.contains(U.get()) && !gradientAverages(*U).empty())
+        Changed |= AveragingUnits.insert(U.get()).second;
+    if (!Changed)
+      break;
+  }
 }
 
 bool Averaging::containsAverage(const Stmt *S) const {

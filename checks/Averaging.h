@@ -38,7 +38,8 @@ public:
   /// When E divides a tensor by the world size (or multiplies it by
   /// 1 / world size), the tensor expression scaled; null otherwise.
   const Expr *averagedTensor(const Expr *E) const;
-  /// The operations in a unit that average gradients.
+  /// The operations in a unit that average gradients, and its calls of
+  /// functions that do.
   llvm::SmallVector<const Stmt *, 4> gradientAverages(const CodeUnit &U) const;
   /// Whether a backward() call back-propagates a loss scaled by
   /// 1 / world size, which averages every gradient it produces.
@@ -51,6 +52,7 @@ public:
 private:
   void findWorldSizeDecls();
   void findScaledLearningRates();
+  void findAveragingUnits();
   bool containsAverage(const Stmt *S) const;
 
   const GradientModel &Model;
@@ -58,6 +60,8 @@ private:
   /// size; and those whose value is a quotient by it.
   llvm::DenseSet<const ValueDecl *> WorldSizeDecls;
   llvm::DenseSet<const ValueDecl *> PerRankDecls;
+  /// Units that average gradients, themselves or through a call.
+  llvm::DenseSet<const CodeUnit *> AveragingUnits;
   bool LearningRateScaled = false;
 };
 

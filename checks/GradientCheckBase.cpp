@@ -3,6 +3,8 @@
 #include "GradientCheckBase.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
 
 using namespace clang::ast_matchers;
 
@@ -10,7 +12,26 @@ namespace clang::tidy::ddp {
 
 namespace {
 constexpr llvm::StringLiteral FunctionId = "function";
+
+class SkippedRanges : public PPCallbacks {
+public:
+  explicit SkippedRanges(std::vector<SourceRange> &Out) : Out(Out) {}
+  void SourceRangeSkipped(SourceRange Range, SourceLocation) override {
+    Out.push_back(Range);
+  }
+
+private:
+  std::vector<SourceRange> &Out;
+};
 } // namespace
+
+void GradientCheckBase::registerPPCallbacks(const SourceManager &SM,
+                                            Preprocessor *PP,
+                                            Preprocessor *ModuleExpanderPP) {
+  DdpCheck::registerPPCallbacks(SM, PP, ModuleExpanderPP);
+  Skipped.clear();
+  PP->addPPCallbacks(std::make_unique<SkippedRanges>(Skipped));
+}
 
 void GradientCheckBase::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(functionDecl(isDefinition(), unless(isImplicit()),
@@ -33,7 +54,7 @@ void GradientCheckBase::onStartOfTranslationUnit() {
 void GradientCheckBase::onEndOfTranslationUnit() {
   if (!Context || Functions.empty())
     return;
-  GradientModel Model(Vocab, *Context);
+  GradientModel Model(Vocab, *Context, Skipped);
   for (const FunctionDecl *FD : Functions)
     Model.addFunction(*FD);
   Model.build();

@@ -26,6 +26,9 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) final;
   void onStartOfTranslationUnit() final;
   void onEndOfTranslationUnit() final;
+  /// Also records the code the preprocessor skips (`#ifdef`-gated syncs).
+  void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
+                           Preprocessor *ModuleExpanderPP) final;
 
 protected:
   virtual void analyze(const GradientModel &Model) = 0;
@@ -35,6 +38,7 @@ protected:
 private:
   ASTContext *Context = nullptr;
   std::vector<const FunctionDecl *> Functions;
+  std::vector<SourceRange> Skipped;
 };
 
 } // namespace clang::tidy::ddp

@@ -4,6 +4,7 @@
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -141,12 +142,20 @@ bool CodeUnit::contains(const Stmt *Outer, const Stmt *Inner) const {
   return false;
 }
 
+const Stmt *CodeUnit::commonAncestor(const Stmt *A, const Stmt *B) const {
+  for (const Stmt *S = A; S; S = Parent.lookup(S))
+    if (contains(S, B))
+      return S;
+  return Body;
+}
+
 //===----------------------------------------------------------------------===//
 // Collecting units
 //===----------------------------------------------------------------------===//
 
-GradientModel::GradientModel(const Vocabulary &Vocab, ASTContext &Context)
-    : Vocab(Vocab), Context(Context) {}
+GradientModel::GradientModel(const Vocabulary &Vocab, ASTContext &Context,
+                             std::vector<SourceRange> Skipped)
+    : Vocab(Vocab), Context(Context), Skipped(std::move(Skipped)) {}
 
 void GradientModel::addFunction(const FunctionDecl &Declaration) {
   const FunctionDecl *FD = Declaration.getDefinition();
@@ -172,6 +181,11 @@ void GradientModel::collect(CodeUnit &U, const Stmt *S, const Stmt *Parent) {
     U.Parent[S] = Parent;
   if (const auto *Call = dyn_cast<CallExpr>(S))
     U.Calls.push_back(Call);
+  if (const auto *E = dyn_cast<Expr>(S); E && E->containsErrors()) {
+    const auto *Outer = dyn_cast_or_null<Expr>(Parent);
+    if (!Outer || !Outer->containsErrors())
+      U.Broken.push_back(S);
+  }
   if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
     // Init-captures run here; the body is a unit of its own, run later.
     for (const Expr *Init : Lambda->capture_inits())
@@ -338,6 +352,68 @@ bool GradientModel::isRankDependent(const Expr *Condition) const {
     Work.append(S->child_begin(), S->child_end());
   }
   return false;
+}
+
+bool GradientModel::hidesCode(
+    const CodeUnit &U, llvm::function_ref<bool(llvm::StringRef)> Matches,
+    const Stmt *Within) const {
+  const SourceManager &SM = Context.getSourceManager();
+  const LangOptions &LangOpts = Context.getLangOpts();
+  // Raw-lexes [Begin, End) of one file; true at a matching token for which
+  // Shown is false.
+  auto Scan = [&](SourceLocation Begin, SourceLocation End,
+                  llvm::function_ref<bool(SourceLocation)> Shown) {
+    Begin = SM.getFileLoc(Begin);
+    End = SM.getFileLoc(End);
+    FileID File = SM.getFileID(Begin);
+    if (File != SM.getFileID(End))
+      return false;
+    llvm::StringRef Buffer = SM.getBufferData(File);
+    Lexer Raw(SM.getLocForStartOfFile(File), LangOpts, Buffer.begin(),
+              Buffer.begin() + SM.getFileOffset(Begin), Buffer.end());
+    unsigned Stop = SM.getFileOffset(End);
+    Token Tok;
+    while (!Raw.LexFromRawLexer(Tok) &&
+           SM.getFileOffset(Tok.getLocation()) < Stop) {
+      llvm::StringRef Spelling;
+      if (Tok.is(tok::raw_identifier))
+        Spelling = Tok.getRawIdentifier();
+      else if (Tok.isOneOf(tok::slash, tok::slashequal))
+        Spelling = tok::getPunctuatorSpelling(Tok.getKind());
+      if (!Spelling.empty() && Matches(Spelling) && !Shown(Tok.getLocation()))
+        return true;
+    }
+    return false;
+  };
+  SourceRange Body = (Within ? Within : U.Body)->getSourceRange();
+  for (SourceRange R : Skipped)
+    if (SM.isPointWithin(R.getBegin(), Body.getBegin(), Body.getEnd()) &&
+        Scan(R.getBegin(), R.getEnd(), [](SourceLocation) { return false; }))
+      return true;
+  if (!Context.getDiagnostics().hasErrorOccurred())
+    return false;
+  if (Spelled.empty())
+    for (const auto &Unit : Units)
+      for (const Stmt *S : Unit->Stmts) {
+        SourceLocation Loc;
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+          Loc = DRE->getLocation();
+        else if (const auto *ME = dyn_cast<MemberExpr>(S))
+          Loc = ME->getMemberLoc();
+        else if (const auto *Binary = dyn_cast<BinaryOperator>(S))
+          Loc = Binary->getOperatorLoc();
+        else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
+          Loc = Op->getOperatorLoc();
+        else if (const auto *Overload = dyn_cast<OverloadExpr>(S))
+          Loc = Overload->getNameLoc();
+        else if (const auto *Dependent = dyn_cast<CXXDependentScopeMemberExpr>(S))
+          Loc = Dependent->getMemberLoc();
+        if (Loc.isValid())
+          Spelled.insert(SM.getSpellingLoc(Loc));
+      }
+  return Scan(Body.getBegin(), Body.getEnd(), [&](SourceLocation Loc) {
+    return Spelled.contains(Loc);
+  });
 }
 
 const CXXRecordDecl *GradientModel::memberOf(const CodeUnit &U) {
@@ -712,10 +788,39 @@ bool GradientModel::isOpaqueSync(const CodeUnit &U, const CallExpr &Call) const 
       for (unsigned J = 0; J < N; ++J)
         if (J != I && IsModel(Call.getArg(J)))
           return true;
-  return false;
+  // A framework's collective handed a gradient: `comm.sum(p.mutable_grad())`,
+  // `fw::allreduce(grads)`, named like one, or called on a communicator.
+  if (llvm::none_of(Call.arguments(), [&](const Expr *Arg) {
+        return role(U, Arg) & GradientRole;
+      }))
+    return false;
+  auto Communicates = [](llvm::StringRef Name) {
+    std::string Lower = Name.lower();
+    return llvm::any_of(
+        llvm::ArrayRef<llvm::StringLiteral>{"reduce", "sum", "avg", "average",
+                                            "mean", "sync", "gather",
+                                            "exchange", "aggregate", "bcast",
+                                            "broadcast"},
+        [&](llvm::StringLiteral Part) {
+          return llvm::StringRef(Lower).contains(Part);
+        });
+  };
+  auto CommunicatorClass = [](const CXXRecordDecl *RD) {
+    std::string Lower = nameOf(RD).lower();
+    return llvm::any_of(
+        llvm::ArrayRef<llvm::StringLiteral>{"comm", "group", "dist",
+                                            "collective", "mpi", "nccl", "gloo",
+                                            "world"},
+        [&](llvm::StringLiteral Part) {
+          return llvm::StringRef(Lower).contains(Part);
+        });
+  };
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  return Communicates(nameOf(FD)) || (MD && CommunicatorClass(MD->getParent()));
 }
 
-bool GradientModel::isGradientSync(const CodeUnit &U, const CallExpr &Call) const {
+bool GradientModel::isGradientSync(const CodeUnit &U, const CallExpr &Call,
+                                   bool Guesses) const {
   if (isGradientCollective(U, Call) || waitsOnGradientWork(Call))
     return true;
   const FunctionDecl *FD = Call.getDirectCallee();
@@ -724,7 +829,7 @@ bool GradientModel::isGradientSync(const CodeUnit &U, const CallExpr &Call) cons
     return true;
   if (const CodeUnit *Callee = calleeUnit(Call))
     return Syncing.contains(Callee);
-  return isOpaqueSync(U, Call);
+  return Guesses && isOpaqueSync(U, Call);
 }
 
 bool GradientModel::isParameterSync(const CodeUnit &U,
@@ -746,10 +851,16 @@ void GradientModel::findSyncingUnits() {
   for (unsigned Round = 0; Round < MaxRounds; ++Round) {
     bool Changed = false;
     for (const auto &U : Units) {
-      if (!Syncing.contains(U.get()) &&
-          llvm::any_of(U->Calls, [&](const CallExpr *Call) {
-            return isGradientSync(*U, *Call);
-          })) {
+      // With broken code around, a collective's buffers may have lost their
+      // roles: any reducing or gathering collective counts.
+      auto Syncs = [&](const CallExpr *Call) {
+        if (isGradientSync(*U, *Call))
+          return true;
+        std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call);
+        return !U->Broken.empty() && Info &&
+               Info->Kind != CollectiveKind::Barrier;
+      };
+      if (!Syncing.contains(U.get()) && llvm::any_of(U->Calls, Syncs)) {
         Syncing.insert(U.get());
         Changed = true;
       }
@@ -781,11 +892,17 @@ void GradientModel::findHooks() {
                      Vocab.isWrapperClass(*RD->getTemplateInstantiationPattern()));
     if (InWrapper)
       continue; // armed by the wrapper's forward: see armsSync
-    for (const CallExpr *Call : U->Calls)
+    for (const CallExpr *Call : U->Calls) {
       if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call))
         for (const CodeUnit *Hook : callableUnits(Callback))
           if (Syncing.contains(Hook))
             HookSyncs = true;
+      // `install_allreduce_hooks(model, pg)`, defined in another file.
+      const FunctionDecl *FD = Call->getDirectCallee();
+      if (FD && !unitOf(FD) && llvm::StringRef(nameOf(FD).lower()).contains("hook") &&
+          isOpaqueSync(*U, *Call))
+        HookSyncs = true;
+    }
   }
 }
 

@@ -33,9 +33,11 @@
 #include "clang/AST/ASTContext.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace clang::tidy::ddp {
@@ -62,9 +64,14 @@ struct CodeUnit {
   llvm::DenseMap<const Stmt *, const Stmt *> Parent;
   /// Roles of this unit's local variables and parameters.
   llvm::DenseMap<const ValueDecl *, unsigned> Roles;
+  /// The outermost expressions clang could not build (a call into a missing
+  /// header): they may do anything, a sync or an average included.
+  std::vector<const Stmt *> Broken;
 
   /// Whether \p Inner is \p Outer or lies inside it.
   bool contains(const Stmt *Outer, const Stmt *Inner) const;
+  /// The innermost statement holding both \p A and \p B (the body at most).
+  const Stmt *commonAncestor(const Stmt *A, const Stmt *B) const;
 };
 
 /// A call of a unit from another.
@@ -75,7 +82,10 @@ struct CallSite {
 
 class GradientModel {
 public:
-  GradientModel(const Vocabulary &Vocab, ASTContext &Context);
+  /// \p Skipped: the source ranges the preprocessor skipped (`#ifdef`-gated
+  /// code), in any file.
+  GradientModel(const Vocabulary &Vocab, ASTContext &Context,
+                std::vector<SourceRange> Skipped = {});
 
   /// Adds a function definition (and the lambdas in it) to the model.
   void addFunction(const FunctionDecl &FD);
@@ -119,8 +129,11 @@ public:
 
   /// A reducing or gathering collective with a gradient among its buffers.
   bool isGradientCollective(const CodeUnit &U, const CallExpr &Call) const;
-  /// A sync of gradients in unit U (see the file comment).
-  bool isGradientSync(const CodeUnit &U, const CallExpr &Call) const;
+  /// A sync of gradients in unit U (see the file comment). Without
+  /// \p Guesses, a function out of sight counts only when named in
+  /// `GradientSyncFunctions`.
+  bool isGradientSync(const CodeUnit &U, const CallExpr &Call,
+                      bool Guesses = true) const;
   /// An all-reduce or broadcast of the parameters themselves (model
   /// averaging), directly or through a helper.
   bool isParameterSync(const CodeUnit &U, const CallExpr &Call) const;
@@ -137,6 +150,16 @@ public:
   /// The class a unit's function is a member of (for lambdas, of the
   /// function they are written in), or null.
   static const CXXRecordDecl *memberOf(const CodeUnit &U);
+  /// Whether a unit's source holds a token (an identifier, or `/`, `/=`)
+  /// accepted by \p Matches that the AST does not show: in code the
+  /// preprocessor skipped (`#ifdef USE_DISTRIBUTED ... #endif`), or, after
+  /// compile errors, in a statement clang dropped (a call into a missing
+  /// header). Comments do not count.
+  /// Only tokens inside \p Within (a statement of U; the body when null)
+  /// count.
+  bool hidesCode(const CodeUnit &U,
+                 llvm::function_ref<bool(llvm::StringRef)> Matches,
+                 const Stmt *Within = nullptr) const;
 
 private:
   void collect(CodeUnit &U, const Stmt *S, const Stmt *Parent);
@@ -157,6 +180,10 @@ private:
 
   const Vocabulary &Vocab;
   ASTContext &Context;
+  std::vector<SourceRange> Skipped;
+  /// Where the AST names something (a declaration reference, a member, an
+  /// operator), as spelled: tokens found elsewhere were dropped.
+  mutable llvm::DenseSet<SourceLocation> Spelled;
 
   std::vector<std::unique_ptr<CodeUnit>> Units;
   llvm::DenseMap<const FunctionDecl *, CodeUnit *> ByFunction;

@@ -53,6 +53,19 @@ bool completesElsewhere(const GradientModel &Model, const CodeUnit &U,
   return false;
 }
 
+/// Whether a name (or `/`, `/=`) looks like averaging: what `#ifdef`-gated
+/// code, or a call into a missing header, may be.
+bool looksLikeAverage(llvm::StringRef Name) {
+  std::string Lower = Name.lower();
+  llvm::StringRef L(Lower);
+  return L == "/" || L == "/=" ||
+         llvm::any_of(
+             llvm::ArrayRef<llvm::StringLiteral>{"div", "mul_", "avg",
+                                                 "average", "world", "getsize",
+                                                 "comm_size"},
+             [&](llvm::StringLiteral Word) { return L.contains(Word); });
+}
+
 llvm::StringRef fixFor(CollectiveApi Api) {
   switch (Api) {
   case CollectiveApi::C10d:
@@ -113,6 +126,8 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
                                         const CallExpr &Anchor,
                                         bool IsReduction, unsigned Depth,
                                         const CallExpr *&SteppedAt) const {
+  if (Model.hidesCode(U, looksLikeAverage))
+    return true;
   const Reachability &Flow = Model.flow(U);
   llvm::SmallVector<const Stmt *, 4> Steps, Backwards;
   for (const CallExpr *Call : U.Calls) {
@@ -142,11 +157,13 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
             !Average.gradientAverages(*Other).empty())
           return true;
 
-  // Averaged after it on every path to a step and to the return.
+  // Averaged after it on every path to the next step and to the return. A
+  // backward() on the way starts the next step's gradients.
   llvm::SmallVector<const Stmt *, 8> Barriers(Steps.begin(), Steps.end());
   Barriers.push_back(&Anchor);
-  llvm::SmallVector<const Stmt *, 4> Avoid;
-  for (const Stmt *A : Averages)
+  // Code clang could not build may be the average.
+  llvm::SmallVector<const Stmt *, 8> Avoid(Backwards.begin(), Backwards.end());
+  for (const Stmt *A : llvm::concat<const Stmt *const>(Averages, U.Broken))
     Avoid.push_back(Model.widen(U, A, Barriers));
   for (const Stmt *S : Steps)
     if (Flow.reachable(&Anchor, S, Avoid)) {

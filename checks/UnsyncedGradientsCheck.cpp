@@ -8,6 +8,18 @@ namespace clang::tidy::ddp {
 
 namespace {
 
+/// Whether a name looks like a sync of gradients: what `#ifdef`-gated code,
+/// or a call into a missing header, may be.
+bool looksLikeSync(llvm::StringRef Name) {
+  std::string Lower = Name.lower();
+  return llvm::any_of(
+      llvm::ArrayRef<llvm::StringLiteral>{"reduce", "sync", "avg", "average",
+                                          "gather", "broadcast", "bcast"},
+      [&](llvm::StringLiteral Word) {
+        return llvm::StringRef(Lower).contains(Word);
+      });
+}
+
 llvm::SmallVector<const Stmt *, 8> statements(llvm::ArrayRef<const CallExpr *> A,
                                               llvm::ArrayRef<const CallExpr *> B = {}) {
   llvm::SmallVector<const Stmt *, 8> Out(A.begin(), A.end());
@@ -57,6 +69,10 @@ const CallExpr *UnsyncedGradientsCheck::unsyncedBackward(
     llvm::SmallVector<const Stmt *, 8> Avoid;
     for (const CallExpr *Sync : E.Syncs)
       Avoid.push_back(Model.widen(U, Sync, Barriers));
+    // Code clang could not build may be the sync (a call into a missing MPI
+    // header).
+    for (const Stmt *Broken : U.Broken)
+      Avoid.push_back(Model.widen(U, Broken, Barriers));
     if (To ? Flow.reachable(B, To, Avoid)
            : (Avoid.append(Steps.begin(), Steps.end()),
               Flow.reachesExit(B, Avoid)))
@@ -112,7 +128,8 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
     auto EarlySync = [&](const CallExpr *Before,
                          llvm::ArrayRef<const Stmt *> Boundaries) -> const CallExpr * {
       for (const CallExpr *Sync : E.Syncs)
-        if (Flow.reachable(Sync, Before, Boundaries))
+        if (Model.isGradientSync(*U, *Sync, /*Guesses=*/false) &&
+            Flow.reachable(Sync, Before, Boundaries))
           return Sync;
       return nullptr;
     };
@@ -126,6 +143,12 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
     for (const CallExpr *Step : E.Steps) {
       // optimizer.step(closure): backward() runs inside the closure.
       if (const CallExpr *B = unsyncedClosureBackward(Model, *Step)) {
+        if (Model.hidesCode(*U, looksLikeSync) ||
+            llvm::any_of(Model.callableUnits(Vocab.optimizerStepClosure(*Step)),
+                         [&](const CodeUnit *Closure) {
+                           return Model.hidesCode(*Closure, looksLikeSync);
+                         }))
+          continue;
         llvm::SmallVector<const Stmt *, 8> Others;
         for (const Stmt *S : statements(E.Steps, E.Backwards))
           if (S != Step)
@@ -137,7 +160,10 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
         continue;
       }
       const CallExpr *B = unsyncedBackward(Model, *U, E, Step);
-      if (!B || AveragesParameters(Step))
+      // A sync compiled out, or dropped with a missing header, may be the
+      // one missing.
+      if (!B || AveragesParameters(Step) ||
+          Model.hidesCode(*U, looksLikeSync, U->commonAncestor(B, Step)))
         continue;
       if (const CallExpr *Sync = EarlySync(B, Steps))
         reportEarlySync(*Sync, *B, *Step, /*InClosure=*/false);

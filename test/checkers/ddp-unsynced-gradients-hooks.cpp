@@ -8,6 +8,8 @@
 // RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DLAMBDA_POST_HOOK 2>/dev/null \
 // RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
+// RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DHOOK_INSTALLER 2>/dev/null \
+// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DMETRIC_HOOK 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags 2>/dev/null \
@@ -83,6 +85,14 @@ void install_sync_hooks(Net &model, c10::intrusive_ptr<c10d::ProcessGroup> pg) {
               return outputs;
             }));
   }
+}
+#elif defined(HOOK_INSTALLER)
+// Installed by a function defined in another file, handed the model and the
+// process group.
+void install_allreduce_hooks(Net &model, c10::intrusive_ptr<c10d::ProcessGroup> pg);
+
+void setup(Net &model, c10::intrusive_ptr<c10d::ProcessGroup> pg) {
+  install_allreduce_hooks(model, pg);
 }
 #elif defined(METRIC_HOOK)
 // A hook that only counts: not a sync.
