@@ -102,6 +102,13 @@ bool Averaging::isWorldSize(const Expr *E) const {
     llvm::StringRef Name = nameOf(FD);
     if (isWorldSizeName(Name))
       return true; // get_world_size(), ctx.world_size()
+    // A framework communicator's size: `comm.size()`, `group->getSize()`.
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+        MD && GradientModel::looksLikeCommunicator(MD->getParent()) &&
+        llvm::StringSwitch<bool>(Name.lower())
+            .Cases("size", "getsize", "get_size", "nranks", "num_ranks", true)
+            .Default(false))
+      return true;
     // torch::tensor(ws), std::max(ws, 1), static_cast through a helper.
     if (Name == "tensor" || Name == "scalar_tensor" || Name == "full" ||
         Name == "max" || Name == "min")
@@ -222,7 +229,19 @@ Averaging::gradientAverages(const CodeUnit &U) const {
       if (Model.role(U, Tensor) & GradientRole)
         Out.push_back(S);
     } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
-      if (AveragingUnits.contains(Model.calleeUnit(*Call)))
+      // A function that averages, defined here; or one defined elsewhere
+      // handed the gradients (or the model) and 1 / world size:
+      // `scale_gradients(model, 1.0 / ws)`.
+      if (AveragingUnits.contains(Model.calleeUnit(*Call)) ||
+          (Model.isOpaqueUserFunction(Call->getDirectCallee()) &&
+           llvm::any_of(Call->arguments(),
+                        [&](const Expr *Arg) {
+                          return isPerRank(Arg) || isWorldSize(Arg);
+                        }) &&
+           llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+             return (Model.role(U, Arg) & GradientRole) ||
+                    Vocabulary::moduleClassOfHandle(Arg->getType());
+           })))
         Out.push_back(S);
     }
   }
@@ -288,7 +307,12 @@ void Averaging::findWorldSizeDecls() {
   };
   for (unsigned Round = 0; Round < MaxRounds; ++Round) {
     bool Changed = false;
-    for (const auto &U : Model.units())
+    for (const auto &U : Model.units()) {
+      // Trainer(pg) : world_(pg->getSize()) {}
+      if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(U->Function))
+        for (const CXXCtorInitializer *Init : Ctor->inits())
+          if (Init->isMemberInitializer())
+            Changed |= Record(Init->getMember(), Init->getInit());
       for (const Stmt *S : U->Stmts) {
         if (const auto *DS = dyn_cast<DeclStmt>(S)) {
           for (const Decl *D : DS->decls())
@@ -320,6 +344,7 @@ void Averaging::findWorldSizeDecls() {
           }
         }
       }
+    }
     if (!Changed)
       break;
   }

@@ -70,6 +70,20 @@ bool mayHoldTensor(QualType T) {
   return !T->isArithmeticType() && !T->isEnumeralType();
 }
 
+/// A collective's data argument: a pointer, a tensor, or a container of
+/// them (not the communicator, the count or the options).
+bool isBuffer(QualType T) {
+  T = T.getNonReferenceType();
+  if (T->isPointerType())
+    return true;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  std::string Name = RD->getQualifiedNameAsString();
+  return Name == "at::Tensor" || Name == "std::vector" ||
+         Name == "c10::ArrayRef" || Name == "boost::mpi::inplace_t";
+}
+
 /// Roles suggested by a parameter's name: `grads`, `gradient_buffer`;
 /// `params`, `weights`.
 unsigned roleFromName(const ParmVarDecl &P) {
@@ -635,6 +649,12 @@ void GradientModel::seedRoles() {
 
 bool GradientModel::propagateRoles(CodeUnit &U) {
   bool Changed = false;
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(U.Function))
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isMemberInitializer() &&
+          mayHoldTensor(Init->getMember()->getType()))
+        Changed |= orRole(FieldRoles, Init->getMember(),
+                          role(U, Init->getInit()));
   for (const Stmt *S : U.Stmts) {
     if (const auto *DS = dyn_cast<DeclStmt>(S)) {
       for (const Decl *D : DS->decls())
@@ -662,6 +682,16 @@ bool GradientModel::propagateRoles(CodeUnit &U) {
     if (!Call)
       continue;
     const FunctionDecl *FD = Call->getDirectCallee();
+    // A collective leaves in every buffer what any buffer held: the output
+    // of `all_reduce(comm, in, n, out, op)` holds gradients when `in` did.
+    if (Vocab.classifyCollective(*Call)) {
+      unsigned Bits = NoRole;
+      for (const Expr *Arg : Call->arguments())
+        Bits |= role(U, Arg);
+      for (const Expr *Arg : Call->arguments())
+        if (isBuffer(Arg->getType()))
+          storeRole(U, Arg, Bits, Changed);
+    }
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
       if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
         storeRole(U, Op->getArg(0), role(U, Op->getArg(1)), Changed);
@@ -768,12 +798,25 @@ bool GradientModel::waitsOnGradientWork(const CallExpr &Call) const {
   });
 }
 
+bool GradientModel::looksLikeCommunicator(const CXXRecordDecl *RD) {
+  std::string Lower = nameOf(RD).lower();
+  return llvm::any_of(
+      llvm::ArrayRef<llvm::StringLiteral>{"comm", "group", "dist",
+                                          "collective", "mpi", "nccl", "gloo",
+                                          "world"},
+      [&](llvm::StringLiteral Part) {
+        return llvm::StringRef(Lower).contains(Part);
+      });
+}
+
+bool GradientModel::isOpaqueUserFunction(const FunctionDecl *FD) const {
+  return FD && !unitOf(FD) && !isLibraryFunction(*FD);
+}
+
 bool GradientModel::isOpaqueSync(const CodeUnit &U, const CallExpr &Call) const {
   const FunctionDecl *FD = Call.getDirectCallee();
-  if (!FD || isLibraryFunction(*FD) || Vocab.classifyCollective(Call))
+  if (!isOpaqueUserFunction(FD) || Vocab.classifyCollective(Call))
     return false;
-  // Handed a communicator (or a wrapper) and, in another argument, the
-  // parameters, their gradients or a module: `sync(pg, model->parameters())`.
   auto IsCommunicator = [&](const Expr *Arg) {
     return Vocabulary::isCommunicatorType(Arg->getType()) ||
            Vocab.wrapperClassOfHandle(Arg->getType());
@@ -783,40 +826,31 @@ bool GradientModel::isOpaqueSync(const CodeUnit &U, const CallExpr &Call) const 
            Vocabulary::moduleClassOfHandle(Arg->getType()) ||
            Vocab.wrapperClassOfHandle(Arg->getType());
   };
+  // Handed a communicator (or a wrapper) and, in another argument, the
+  // parameters, their gradients or a module: `sync(pg, model->parameters())`.
   for (unsigned I = 0, N = Call.getNumArgs(); I < N; ++I)
     if (IsCommunicator(Call.getArg(I)))
       for (unsigned J = 0; J < N; ++J)
         if (J != I && IsModel(Call.getArg(J)))
           return true;
-  // A framework's collective handed a gradient: `comm.sum(p.mutable_grad())`,
-  // `fw::allreduce(grads)`, named like one, or called on a communicator.
-  if (llvm::none_of(Call.arguments(), [&](const Expr *Arg) {
-        return role(U, Arg) & GradientRole;
-      }))
-    return false;
-  auto Communicates = [](llvm::StringRef Name) {
-    std::string Lower = Name.lower();
-    return llvm::any_of(
-        llvm::ArrayRef<llvm::StringLiteral>{"reduce", "sum", "avg", "average",
-                                            "mean", "sync", "gather",
-                                            "exchange", "aggregate", "bcast",
-                                            "broadcast"},
-        [&](llvm::StringLiteral Part) {
-          return llvm::StringRef(Lower).contains(Part);
-        });
-  };
-  auto CommunicatorClass = [](const CXXRecordDecl *RD) {
-    std::string Lower = nameOf(RD).lower();
-    return llvm::any_of(
-        llvm::ArrayRef<llvm::StringLiteral>{"comm", "group", "dist",
-                                            "collective", "mpi", "nccl", "gloo",
-                                            "world"},
-        [&](llvm::StringLiteral Part) {
-          return llvm::StringRef(Lower).contains(Part);
-        });
-  };
+  // Named like a collective and handed the model or its gradients:
+  // `fw::allreduce(grads)`, `strategy->sync(model)`; or a communicator's
+  // method handed gradients: `comm.sum(p.mutable_grad())`.
+  std::string Lower = nameOf(FD).lower();
+  bool Communicates = llvm::any_of(
+      llvm::ArrayRef<llvm::StringLiteral>{"reduce", "sum", "avg", "average",
+                                          "mean", "sync", "gather", "exchange",
+                                          "aggregate", "bcast", "broadcast"},
+      [&](llvm::StringLiteral Part) {
+        return llvm::StringRef(Lower).contains(Part);
+      });
+  if (Communicates && llvm::any_of(Call.arguments(), IsModel))
+    return true;
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-  return Communicates(nameOf(FD)) || (MD && CommunicatorClass(MD->getParent()));
+  return MD && looksLikeCommunicator(MD->getParent()) &&
+         llvm::any_of(Call.arguments(), [&](const Expr *Arg) {
+           return role(U, Arg) & GradientRole;
+         });
 }
 
 bool GradientModel::isGradientSync(const CodeUnit &U, const CallExpr &Call,
@@ -827,6 +861,13 @@ bool GradientModel::isGradientSync(const CodeUnit &U, const CallExpr &Call,
   if (FD ? Vocab.isGradientSyncFunction(*FD)
          : Vocab.isGradientSyncName(calleeName(Call)))
     return true;
+  // A virtual call syncs when an override defined here does.
+  if (FD)
+    if (auto It = Overriders.find(FD->getCanonicalDecl()); It != Overriders.end())
+      if (llvm::any_of(It->second, [&](const CodeUnit *Override) {
+            return Syncing.contains(Override);
+          }))
+        return true;
   if (const CodeUnit *Callee = calleeUnit(Call))
     return Syncing.contains(Callee);
   return Guesses && isOpaqueSync(U, Call);
@@ -1014,6 +1055,17 @@ void GradientModel::build() {
     for (const CallExpr *Call : U->Calls)
       if (const CodeUnit *Callee = calleeUnit(*Call))
         Callers[Callee].push_back({U.get(), Call});
+  for (const auto &U : Units)
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(U->Function)) {
+      llvm::SmallVector<const CXXMethodDecl *, 4> Work(
+          MD->overridden_methods().begin(), MD->overridden_methods().end());
+      while (!Work.empty()) {
+        const CXXMethodDecl *Base = Work.pop_back_val();
+        Overriders[Base->getCanonicalDecl()].push_back(U.get());
+        Work.append(Base->overridden_methods().begin(),
+                    Base->overridden_methods().end());
+      }
+    }
   seedRoles();
   for (unsigned Round = 0; Round < MaxRounds; ++Round) {
     bool Changed = false;

@@ -150,6 +150,12 @@ public:
   /// The class a unit's function is a member of (for lambdas, of the
   /// function they are written in), or null.
   static const CXXRecordDecl *memberOf(const CodeUnit &U);
+  /// A class named like a framework's communicator (`Communicator`,
+  /// `ProcessGroupWrapper`, `DistContext`, `MpiWorld`, ...).
+  static bool looksLikeCommunicator(const CXXRecordDecl *RD);
+  /// A function whose body is not in this translation unit and that is not
+  /// LibTorch's, the standard library's or boost's.
+  bool isOpaqueUserFunction(const FunctionDecl *FD) const;
   /// Whether a unit's source holds a token (an identifier, or `/`, `/=`)
   /// accepted by \p Matches that the AST does not show: in code the
   /// preprocessor skipped (`#ifdef USE_DISTRIBUTED ... #endif`), or, after
@@ -184,6 +190,9 @@ private:
   /// Where the AST names something (a declaration reference, a member, an
   /// operator), as spelled: tokens found elsewhere were dropped.
   mutable llvm::DenseSet<SourceLocation> Spelled;
+  /// The units of the methods overriding a virtual method (canonical).
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const CodeUnit *, 2>>
+      Overriders;
 
   std::vector<std::unique_ptr<CodeUnit>> Units;
   llvm::DenseMap<const FunctionDecl *, CodeUnit *> ByFunction;
