@@ -20,6 +20,9 @@
 //   inherited by lambdas and by functions called from such a unit;
 // - the call graph, and one CFG per unit (built on demand).
 //
+// GradientModel.cpp builds the units and answers the questions;
+// GradientRoles.cpp computes the roles.
+//
 // docs/checks/ddp-unsynced-gradients.md, docs/checks/ddp-unaveraged-allreduce.md
 //
 //===----------------------------------------------------------------------===//
@@ -168,6 +171,9 @@ public:
                  const Stmt *Within = nullptr) const;
 
 private:
+  /// Container and tensor methods that store their arguments' data into the
+  /// object (`push_back`, `copy_`, ...).
+  static bool storesIntoObject(llvm::StringRef Method);
   void collect(CodeUnit &U, const Stmt *S, const Stmt *Parent);
   void seedRoles();
   bool propagateRoles(CodeUnit &U);

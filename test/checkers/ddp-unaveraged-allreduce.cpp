@@ -146,6 +146,22 @@ void boost_sum(boost::mpi::communicator &world, Net &model) {
 }
 #endif
 
+// A reduce-scatter of the flattened gradients (each rank then steps its
+// shard) sums too.
+void sharded_sum(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net &model,
+                 torch::optim::SGD &optimizer) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad().flatten());
+  auto flat = torch::cat(grads);
+  std::vector<at::Tensor> shard{torch::empty_like(flat.narrow(0, 0, 1))};
+  std::vector<std::vector<at::Tensor>> inputs{{flat.narrow(0, 0, 1), flat.narrow(0, 1, 1)}};
+  pg->reduce_scatter(shard, inputs)->wait();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'reduce_scatter' sums the gradients over all ranks
+  // CHECK-MESSAGES: :[[@LINE+1]]:13: note: the optimizer steps with the summed gradients here
+  optimizer.step();
+}
+
 // A closure that reduces inside the optimizer step.
 void closure_sum(c10d::ProcessGroup &pg, Net &model, torch::optim::SGD &optimizer,
                  torch::Tensor x, torch::Tensor y) {
@@ -343,6 +359,20 @@ void nccl_premultiplied(Net &model, ncclComm_t comm, cudaStream_t stream) {
   }
 }
 
+// The sum lands in another buffer, which is averaged.
+void boost_into_output(boost::mpi::communicator &world, Net &model) {
+  for (auto &p : model->parameters()) {
+    auto g = p.grad().contiguous();
+    std::vector<float> in(g.data_ptr<float>(), g.data_ptr<float>() + g.numel());
+    std::vector<float> out(in.size());
+    boost::mpi::all_reduce(world, in.data(), static_cast<int>(in.size()),
+                           out.data(), std::plus<float>());
+    for (auto &v : out)
+      v /= world.size();
+    std::copy(out.begin(), out.end(), p.grad().data_ptr<float>());
+  }
+}
+
 void boost_divided(boost::mpi::communicator &world, std::vector<float> &grads) {
   boost::mpi::all_reduce(world, boost::mpi::inplace(grads.data()),
                          static_cast<int>(grads.size()), std::plus<float>());
@@ -372,6 +402,35 @@ void clip_global_norm(c10d::ProcessGroup &pg, Net &model, double max_norm) {
     total += p.grad().pow(2).sum();
   std::vector<at::Tensor> norm{total};
   pg.allreduce(norm)->wait();
+}
+
+// The world size kept by a trainer, from its constructor.
+struct Trainer {
+  explicit Trainer(c10::intrusive_ptr<c10d::ProcessGroup> pg)
+      : pg_(pg), ranks_(pg->getSize()) {}
+  void sync(Net &model) {
+    for (auto &p : model->parameters()) {
+      std::vector<at::Tensor> grads{p.grad()};
+      pg_->allreduce(grads)->wait();
+      p.grad().div_(ranks_);
+    }
+  }
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+  int64_t ranks_;
+};
+
+// Averaged by a function defined elsewhere, handed the gradients and
+// 1 / world size.
+void scale_gradients(Net &model, double factor);
+
+void averaged_by_a_helper(c10d::ProcessGroup &pg, Net &model,
+                          torch::optim::SGD &optimizer) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+  }
+  scale_gradients(model, 1.0 / pg.getSize());
+  optimizer.step();
 }
 
 // A summing helper whose every caller averages after it.
@@ -456,6 +515,19 @@ void configured_average(fw::Communicator &comm, Net &model) {
   for (auto &p : model->parameters()) {
     comm.sum(p.mutable_grad());
     p.mutable_grad().div_(comm.count());
+  }
+}
+
+// A framework communicator's size() is its world size.
+struct Group {
+  void sum(torch::Tensor &t);
+  int size() const;
+};
+
+void framework_size(fw::Communicator &comm, Group &group, Net &model) {
+  for (auto &p : model->parameters()) {
+    comm.sum(p.mutable_grad());
+    p.mutable_grad().div_(group.size());
   }
 }
 #endif

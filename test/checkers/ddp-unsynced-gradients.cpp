@@ -335,6 +335,40 @@ void helper_defined_elsewhere(c10d::ProcessGroup &pg, Net &model,
   optimizer.step();
 }
 
+// A lambda that syncs, called between backward() and step().
+void lambda_helper(c10d::ProcessGroup &pg, Net &model,
+                   torch::optim::SGD &optimizer, Batch &batch) {
+  auto sync = [&] {
+    for (auto &p : model->parameters()) {
+      std::vector<at::Tensor> grads{p.grad()};
+      pg.allreduce(grads)->wait();
+      p.grad().div_(pg.getSize());
+    }
+  };
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  sync();
+  optimizer.step();
+}
+
+// A virtual sync whose override (defined here) all-reduces.
+struct SyncStrategy {
+  virtual ~SyncStrategy() = default;
+  virtual void apply(Net &model) = 0;
+};
+struct AllreduceStrategy : SyncStrategy {
+  c10::intrusive_ptr<c10d::ProcessGroup> pg;
+  void apply(Net &model) override { average_parameters_grads(*pg, model); }
+};
+
+void virtual_helper(c10d::ProcessGroup &pg, SyncStrategy &strategy, Net &model,
+                    torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  strategy.apply(model);
+  optimizer.step();
+}
+
 // A function defined elsewhere, handed the communicator and the parameters.
 void opaque_helper(c10d::ProcessGroup &pg, Net &model,
                    torch::optim::SGD &optimizer, Batch &batch) {
