@@ -13,10 +13,6 @@ namespace {
 constexpr unsigned MaxRounds = 6;
 constexpr unsigned MaxExprDepth = 12;
 
-llvm::StringRef nameOf(const NamedDecl *D) {
-  return D && D->getDeclName().isIdentifier() ? D->getName() : "";
-}
-
 /// Names programs give the number of ranks: `world`, `world_size`,
 /// `kWorldSize`, `ws`, `num_ranks`, `nprocs`, `num_gpus`, ...
 bool isWorldSizeName(llvm::StringRef Name) {
@@ -75,11 +71,11 @@ bool Averaging::isWorldSize(const Expr *E) const {
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return WorldSizeDecls.contains(DRE->getDecl()) ||
              (!isa<FunctionDecl>(DRE->getDecl()) &&
-              isWorldSizeName(nameOf(DRE->getDecl())));
+              isWorldSizeName(identifierName(DRE->getDecl())));
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return isa<FieldDecl>(ME->getMemberDecl()) &&
              (WorldSizeDecls.contains(ME->getMemberDecl()) ||
-              isWorldSizeName(nameOf(ME->getMemberDecl())));
+              isWorldSizeName(identifierName(ME->getMemberDecl())));
     if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
       // world * accumulation_steps: averaging over ranks and micro-batches.
       if (Binary->getOpcode() != BO_Mul)
@@ -99,7 +95,7 @@ bool Averaging::isWorldSize(const Expr *E) const {
     if (const CodeUnit *Callee = Model.calleeUnit(*Call))
       if (WorldSizeDecls.contains(Callee->Function))
         return true;
-    llvm::StringRef Name = nameOf(FD);
+    llvm::StringRef Name = identifierName(FD);
     if (isWorldSizeName(Name))
       return true; // get_world_size(), ctx.world_size()
     // A framework communicator's size: `comm.size()`, `group->getSize()`.
@@ -148,7 +144,7 @@ bool Averaging::isPerRank(const Expr *E) const {
     if (const CodeUnit *Callee = Model.calleeUnit(*Call))
       if (PerRankDecls.contains(Callee->Function))
         return true;
-    llvm::StringRef Name = nameOf(Call->getDirectCallee());
+    llvm::StringRef Name = identifierName(Call->getDirectCallee());
     if (Name == "tensor" || Name == "scalar_tensor" || Name == "full")
       return llvm::any_of(Call->arguments(),
                           [&](const Expr *Arg) { return isPerRank(Arg); });
@@ -179,7 +175,7 @@ const Expr *Averaging::averagedTensor(const Expr *E) const {
     return nullptr;
   };
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-    llvm::StringRef Name = nameOf(Member->getMethodDecl());
+    llvm::StringRef Name = identifierName(Member->getMethodDecl());
     if (Member->getNumArgs() >= 1 && (IsDivision(Name) || IsProduct(Name)))
       return Scaled(IsDivision(Name), Member->getImplicitObjectArgument(),
                     Member->getArg(0));
@@ -211,7 +207,7 @@ const Expr *Averaging::averagedTensor(const Expr *E) const {
     return nullptr;
   }
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    llvm::StringRef Name = nameOf(Call->getDirectCallee());
+    llvm::StringRef Name = identifierName(Call->getDirectCallee());
     if (Call->getNumArgs() >= 2 && (IsDivision(Name) || IsProduct(Name)))
       return Scaled(IsDivision(Name), Call->getArg(0), Call->getArg(1));
   }
@@ -331,17 +327,9 @@ void Averaging::findWorldSizeDecls() {
               Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
             Changed |= Record(Model.rootDecl(Op->getArg(0)), Op->getArg(1));
           // A world size handed to a function defined here.
-          if (const CodeUnit *Callee = Model.calleeUnit(*Call)) {
-            unsigned Offset = isa<CXXOperatorCallExpr>(Call) &&
-                                      isa<CXXMethodDecl>(Callee->Function)
-                                  ? 1
-                                  : 0;
-            for (unsigned I = Offset; I < Call->getNumArgs() &&
-                                      I - Offset < Callee->Function->getNumParams();
-                 ++I)
-              Changed |= Record(Callee->Function->getParamDecl(I - Offset),
-                                Call->getArg(I));
-          }
+          if (const CodeUnit *Callee = Model.calleeUnit(*Call))
+            for (auto [Param, Arg] : GradientModel::boundArguments(*Call, *Callee))
+              Changed |= Record(Param, Arg);
         }
       }
     }
@@ -359,7 +347,7 @@ void Averaging::findScaledLearningRates() {
         if (isOptimizerOptions(Ctor->getConstructor()->getParent()))
           Args = llvm::ArrayRef(Ctor->getArgs(), Ctor->getNumArgs());
       } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
-        llvm::StringRef Name = nameOf(Member->getMethodDecl());
+        llvm::StringRef Name = identifierName(Member->getMethodDecl());
         if ((Name == "lr" || Name == "set_lr") &&
             isOptimizerOptions(Member->getMethodDecl()->getParent()))
           Args = llvm::ArrayRef(Member->getArgs(), Member->getNumArgs());

@@ -16,10 +16,6 @@ namespace {
 // only bound pathological inputs.
 constexpr unsigned MaxRounds = 8;
 
-llvm::StringRef nameOf(const NamedDecl *D) {
-  return D && D->getDeclName().isIdentifier() ? D->getName() : "";
-}
-
 /// A function of LibTorch, the standard library or boost: never a
 /// hand-written gradient sync.
 bool isLibraryFunction(const FunctionDecl &FD) {
@@ -27,7 +23,7 @@ bool isLibraryFunction(const FunctionDecl &FD) {
   for (const DeclContext *DC = FD.getDeclContext(); DC; DC = DC->getParent())
     if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
       Outermost = NS;
-  return Outermost && llvm::StringSwitch<bool>(nameOf(Outermost))
+  return Outermost && llvm::StringSwitch<bool>(identifierName(Outermost))
                           .Cases("std", "torch", "at", "c10", "c10d", "boost",
                                  true)
                           .Default(false);
@@ -52,7 +48,7 @@ bool isPatternWithInstantiations(const FunctionDecl &FD) {
 /// in a template (`sync_gradients(model)` with a dependent argument).
 llvm::StringRef calleeName(const CallExpr &Call) {
   if (const FunctionDecl *FD = Call.getDirectCallee())
-    return nameOf(FD);
+    return identifierName(FD);
   const Expr *Callee = Call.getCallee()->IgnoreParenImpCasts();
   if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
     return ULE->getName().isIdentifier() ? ULE->getName().getAsIdentifierInfo()->getName() : "";
@@ -134,7 +130,6 @@ void GradientModel::collect(CodeUnit &U, const Stmt *S, const Stmt *Parent) {
     Inner->Function = Lambda->getCallOperator();
     Inner->Body = Lambda->getBody();
     Inner->Enclosing = &U;
-    Inner->Lambda = Lambda;
     Inner->Reported = U.Reported;
     CodeUnit &Ref = *Inner;
     Units.push_back(std::move(Inner));
@@ -281,7 +276,7 @@ bool GradientModel::isRankDependent(const Expr *Condition) const {
     } else if (const auto *ME = dyn_cast<MemberExpr>(S)) {
       Named = ME->getMemberDecl();
     }
-    std::string Name = nameOf(Named).lower();
+    std::string Name = identifierName(Named).lower();
     llvm::StringRef N(Name);
     if ((N.contains("rank") && !N.contains("ranks")) || N == "is_main" ||
         N == "is_master" || N == "is_root" || N == "is_leader" ||
@@ -310,16 +305,20 @@ bool GradientModel::hidesCode(
     Lexer Raw(SM.getLocForStartOfFile(File), LangOpts, Buffer.begin(),
               Buffer.begin() + SM.getFileOffset(Begin), Buffer.end());
     unsigned Stop = SM.getFileOffset(End);
-    Token Tok;
+    // Names count where they are called (followed by `(` or a template's
+    // `<`): a variable named `mean` is not a sync.
+    Token Tok, Name;
+    Name.startToken();
     while (!Raw.LexFromRawLexer(Tok) &&
            SM.getFileOffset(Tok.getLocation()) < Stop) {
-      llvm::StringRef Spelling;
-      if (Tok.is(tok::raw_identifier))
-        Spelling = Tok.getRawIdentifier();
-      else if (Tok.isOneOf(tok::slash, tok::slashequal))
-        Spelling = tok::getPunctuatorSpelling(Tok.getKind());
-      if (!Spelling.empty() && Matches(Spelling) && !Shown(Tok.getLocation()))
+      if (Name.is(tok::raw_identifier) && Tok.isOneOf(tok::l_paren, tok::less) &&
+          Matches(Name.getRawIdentifier()) && !Shown(Name.getLocation()))
         return true;
+      if (Tok.isOneOf(tok::slash, tok::slashequal) &&
+          Matches(tok::getPunctuatorSpelling(Tok.getKind())) &&
+          !Shown(Tok.getLocation()))
+        return true;
+      Name = Tok;
     }
     return false;
   };
@@ -407,7 +406,7 @@ void GradientModel::findGradientWork() {
               Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
             Target = Op->getArg(0), Value = Op->getArg(1);
           else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-                   Member && storesIntoObject(nameOf(Call->getDirectCallee())) &&
+                   Member && storesIntoObject(identifierName(Call->getDirectCallee())) &&
                    Call->getNumArgs() >= 1)
             Target = Member->getImplicitObjectArgument(), Value = Call->getArg(0);
           if (Target && IsGradientCollective(*U, Value))
@@ -435,14 +434,26 @@ bool GradientModel::waitsOnGradientWork(const CallExpr &Call) const {
 }
 
 bool GradientModel::looksLikeCommunicator(const CXXRecordDecl *RD) {
-  std::string Lower = nameOf(RD).lower();
-  return llvm::any_of(
-      llvm::ArrayRef<llvm::StringLiteral>{"comm", "group", "dist",
-                                          "collective", "mpi", "nccl", "gloo",
-                                          "world"},
-      [&](llvm::StringLiteral Part) {
-        return llvm::StringRef(Lower).contains(Part);
-      });
+  return nameContainsAny(identifierName(RD),
+                         {"comm", "group", "dist", "collective", "mpi", "nccl",
+                          "gloo", "world"});
+}
+
+bool GradientModel::looksLikeSync(llvm::StringRef Name) {
+  return nameContainsAny(Name, {"reduce", "sum", "avg", "average", "mean",
+                                "sync", "gather", "exchange", "aggregate",
+                                "bcast", "broadcast"});
+}
+
+llvm::SmallVector<std::pair<const ParmVarDecl *, const Expr *>, 4>
+GradientModel::boundArguments(const CallExpr &Call, const CodeUnit &Callee) {
+  unsigned Offset =
+      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee.Function);
+  llvm::SmallVector<std::pair<const ParmVarDecl *, const Expr *>, 4> Out;
+  for (unsigned I = Offset, N = Call.getNumArgs();
+       I < N && I - Offset < Callee.Function->getNumParams(); ++I)
+    Out.emplace_back(Callee.Function->getParamDecl(I - Offset), Call.getArg(I));
+  return Out;
 }
 
 bool GradientModel::isOpaqueUserFunction(const FunctionDecl *FD) const {
@@ -472,15 +483,8 @@ bool GradientModel::isOpaqueSync(const CodeUnit &U, const CallExpr &Call) const 
   // Named like a collective and handed the model or its gradients:
   // `fw::allreduce(grads)`, `strategy->sync(model)`; or a communicator's
   // method handed gradients: `comm.sum(p.mutable_grad())`.
-  std::string Lower = nameOf(FD).lower();
-  bool Communicates = llvm::any_of(
-      llvm::ArrayRef<llvm::StringLiteral>{"reduce", "sum", "avg", "average",
-                                          "mean", "sync", "gather", "exchange",
-                                          "aggregate", "bcast", "broadcast"},
-      [&](llvm::StringLiteral Part) {
-        return llvm::StringRef(Lower).contains(Part);
-      });
-  if (Communicates && llvm::any_of(Call.arguments(), IsModel))
+  if (looksLikeSync(identifierName(FD)) &&
+      llvm::any_of(Call.arguments(), IsModel))
     return true;
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
   return MD && looksLikeCommunicator(MD->getParent()) &&
@@ -576,7 +580,7 @@ void GradientModel::findHooks() {
             HookSyncs = true;
       // `install_allreduce_hooks(model, pg)`, defined in another file.
       const FunctionDecl *FD = Call->getDirectCallee();
-      if (FD && !unitOf(FD) && llvm::StringRef(nameOf(FD).lower()).contains("hook") &&
+      if (FD && !unitOf(FD) && nameContainsAny(identifierName(FD), {"hook"}) &&
           isOpaqueSync(*U, *Call))
         HookSyncs = true;
     }
@@ -591,7 +595,7 @@ bool GradientModel::needsExplicitSync(const CXXRecordDecl &Wrapper) const {
   auto IsSyncMethod = [&](const CXXMethodDecl *M) {
     if (M->getAccess() != AS_public || isa<CXXConstructorDecl>(M) ||
         isa<CXXDestructorDecl>(M) || M->isOverloadedOperator() ||
-        nameOf(M) == "forward")
+        identifierName(M) == "forward")
       return false;
     const CodeUnit *U = unitOf(M);
     return (U && Syncing.contains(U)) || Vocab.isGradientSyncFunction(*M);
@@ -653,7 +657,7 @@ bool GradientModel::hasDistributedClue(const CodeUnit &U) const {
         Vocab.worldSizeOutputArgument(*Call))
       return true;
     if (const FunctionDecl *FD = Call->getDirectCallee())
-      if (nameOf(FD).startswith("MPI_Init") || Vocab.isGradientSyncFunction(*FD))
+      if (identifierName(FD).startswith("MPI_Init") || Vocab.isGradientSyncFunction(*FD))
         return true;
   }
   return false;

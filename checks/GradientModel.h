@@ -57,7 +57,6 @@ struct CodeUnit {
   const FunctionDecl *Function = nullptr; // a lambda's call operator for lambdas
   const Stmt *Body = nullptr;
   const CodeUnit *Enclosing = nullptr; // the unit a lambda is written in
-  const LambdaExpr *Lambda = nullptr;
   /// False for a template pattern whose instantiations are analysed instead.
   bool Reported = true;
   /// Every statement of the body, nested lambdas' bodies excluded.
@@ -120,9 +119,6 @@ public:
   /// `if (rank == 0)` stays where it is.
   const Stmt *widen(const CodeUnit &U, const Stmt *S,
                     llvm::ArrayRef<const Stmt *> Barriers) const;
-  /// Whether a condition can differ between ranks: it reads the rank
-  /// (a rank query, a variable named like one, `is_main()`).
-  bool isRankDependent(const Expr *Condition) const;
 
   /// The roles of what an expression denotes in a unit.
   unsigned role(const CodeUnit &U, const Expr *E) const;
@@ -140,8 +136,6 @@ public:
   /// An all-reduce or broadcast of the parameters themselves (model
   /// averaging), directly or through a helper.
   bool isParameterSync(const CodeUnit &U, const CallExpr &Call) const;
-  /// Whether a unit issues a gradient sync anywhere.
-  bool syncs(const CodeUnit &U) const { return Syncing.contains(&U); }
   /// A forward pass through a data-parallel wrapper whose hooks sync on
   /// their own (the wrapper exposes no sync method to call).
   bool armsSync(const CallExpr &Call) const;
@@ -159,7 +153,7 @@ public:
   /// A function whose body is not in this translation unit and that is not
   /// LibTorch's, the standard library's or boost's.
   bool isOpaqueUserFunction(const FunctionDecl *FD) const;
-  /// Whether a unit's source holds a token (an identifier, or `/`, `/=`)
+  /// Whether a unit's source holds a token (a called name, or `/`, `/=`)
   /// accepted by \p Matches that the AST does not show: in code the
   /// preprocessor skipped (`#ifdef USE_DISTRIBUTED ... #endif`), or, after
   /// compile errors, in a statement clang dropped (a call into a missing
@@ -170,7 +164,18 @@ public:
                  llvm::function_ref<bool(llvm::StringRef)> Matches,
                  const Stmt *Within = nullptr) const;
 
+  /// A name that says it syncs: reduce, sum, avg, average, mean, sync,
+  /// gather, exchange, aggregate, broadcast, bcast.
+  static bool looksLikeSync(llvm::StringRef Name);
+  /// The arguments of a call of a unit, with the parameters they bind
+  /// (an operator call's object excluded).
+  static llvm::SmallVector<std::pair<const ParmVarDecl *, const Expr *>, 4>
+  boundArguments(const CallExpr &Call, const CodeUnit &Callee);
+
 private:
+  /// Whether a condition can differ between ranks: it reads the rank
+  /// (a rank query, a variable named like one, `is_main()`).
+  bool isRankDependent(const Expr *Condition) const;
   /// Container and tensor methods that store their arguments' data into the
   /// object (`push_back`, `copy_`, ...).
   static bool storesIntoObject(llvm::StringRef Method);

@@ -18,10 +18,6 @@ namespace {
 
 constexpr unsigned MaxExprDepth = 16;
 
-llvm::StringRef nameOf(const NamedDecl *D) {
-  return D && D->getDeclName().isIdentifier() ? D->getName() : "";
-}
-
 /// Tensor methods whose result is (a view, copy or pointer of) the object's
 /// data: a gradient stays a gradient through them. Reductions (`norm`,
 /// `sum`, `pow`) do not: a gradient norm is not a gradient.
@@ -80,7 +76,7 @@ bool isBuffer(QualType T) {
 /// Roles suggested by a parameter's name: `grads`, `gradient_buffer`;
 /// `params`, `weights`.
 unsigned roleFromName(const ParmVarDecl &P) {
-  std::string Name = nameOf(&P).lower();
+  std::string Name = identifierName(&P).lower();
   if (Name.find("grad") != std::string::npos)
     return GradientRole;
   if (Name.find("param") != std::string::npos ||
@@ -195,7 +191,7 @@ unsigned GradientModel::role(const CodeUnit &U, const Expr *E) const {
       continue;
     }
     const FunctionDecl *FD = Call->getDirectCallee();
-    llvm::StringRef Name = nameOf(FD);
+    llvm::StringRef Name = identifierName(FD);
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
       // The optimizer's own list of what it updates.
       if ((Name == "parameters" || Name == "params") &&
@@ -242,7 +238,7 @@ const ValueDecl *GradientModel::rootDecl(const Expr *E) const {
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return isa<FieldDecl>(ME->getMemberDecl()) ? ME->getMemberDecl() : nullptr;
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-      if (!passesDataThrough(nameOf(Member->getMethodDecl())))
+      if (!passesDataThrough(identifierName(Member->getMethodDecl())))
         return nullptr;
       E = Member->getImplicitObjectArgument();
       continue;
@@ -357,33 +353,24 @@ bool GradientModel::propagateRoles(CodeUnit &U) {
       if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
         storeRole(U, Op->getArg(0), role(U, Op->getArg(1)), Changed);
     } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-      if (storesIntoObject(nameOf(FD))) {
+      if (storesIntoObject(identifierName(FD))) {
         unsigned Bits = NoRole;
         for (const Expr *Arg : Call->arguments())
           Bits |= role(U, Arg);
         storeRole(U, Member->getImplicitObjectArgument(), Bits, Changed);
       }
     } else if (FD && Call->getNumArgs() >= 2) {
-      llvm::StringRef Name = nameOf(FD);
+      llvm::StringRef Name = identifierName(FD);
       if (Name == "memcpy" || Name == "memmove")
         storeRole(U, Call->getArg(0), role(U, Call->getArg(1)), Changed);
       else if ((Name == "copy" || Name == "copy_n") && Call->getNumArgs() == 3)
         storeRole(U, Call->getArg(2), role(U, Call->getArg(0)), Changed);
     }
     // What a call hands to a function defined here.
-    if (const CodeUnit *Callee = calleeUnit(*Call)) {
-      unsigned Offset = isa<CXXOperatorCallExpr>(Call) &&
-                                isa<CXXMethodDecl>(Callee->Function)
-                            ? 1
-                            : 0;
-      for (unsigned I = Offset, N = Call->getNumArgs(); I < N; ++I) {
-        if (I - Offset >= Callee->Function->getNumParams())
-          break;
-        const ParmVarDecl *P = Callee->Function->getParamDecl(I - Offset);
-        if (!isa<CXXDefaultArgExpr>(Call->getArg(I)) && mayHoldTensor(P->getType()))
-          Changed |= orRole(ParamRoles, P, role(U, Call->getArg(I)));
-      }
-    }
+    if (const CodeUnit *Callee = calleeUnit(*Call))
+      for (auto [Param, Arg] : boundArguments(*Call, *Callee))
+        if (!isa<CXXDefaultArgExpr>(Arg) && mayHoldTensor(Param->getType()))
+          Changed |= orRole(ParamRoles, Param, role(U, Arg));
   }
   return Changed;
 }

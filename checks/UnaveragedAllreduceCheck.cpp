@@ -56,14 +56,9 @@ bool completesElsewhere(const GradientModel &Model, const CodeUnit &U,
 /// Whether a name (or `/`, `/=`) looks like averaging: what `#ifdef`-gated
 /// code, or a call into a missing header, may be.
 bool looksLikeAverage(llvm::StringRef Name) {
-  std::string Lower = Name.lower();
-  llvm::StringRef L(Lower);
-  return L == "/" || L == "/=" ||
-         llvm::any_of(
-             llvm::ArrayRef<llvm::StringLiteral>{"div", "mul_", "avg",
-                                                 "average", "world", "getsize",
-                                                 "comm_size"},
-             [&](llvm::StringLiteral Word) { return L.contains(Word); });
+  return Name == "/" || Name == "/=" ||
+         nameContainsAny(Name, {"div", "mul_", "avg", "average", "world",
+                                "getsize", "comm_size"});
 }
 
 llvm::StringRef fixFor(CollectiveApi Api) {

@@ -8,18 +8,6 @@ namespace clang::tidy::ddp {
 
 namespace {
 
-/// Whether a name looks like a sync of gradients: what `#ifdef`-gated code,
-/// or a call into a missing header, may be.
-bool looksLikeSync(llvm::StringRef Name) {
-  std::string Lower = Name.lower();
-  return llvm::any_of(
-      llvm::ArrayRef<llvm::StringLiteral>{"reduce", "sync", "avg", "average",
-                                          "gather", "broadcast", "bcast"},
-      [&](llvm::StringLiteral Word) {
-        return llvm::StringRef(Lower).contains(Word);
-      });
-}
-
 llvm::SmallVector<const Stmt *, 8> statements(llvm::ArrayRef<const CallExpr *> A,
                                               llvm::ArrayRef<const CallExpr *> B = {}) {
   llvm::SmallVector<const Stmt *, 8> Out(A.begin(), A.end());
@@ -143,10 +131,11 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
     for (const CallExpr *Step : E.Steps) {
       // optimizer.step(closure): backward() runs inside the closure.
       if (const CallExpr *B = unsyncedClosureBackward(Model, *Step)) {
-        if (Model.hidesCode(*U, looksLikeSync) ||
+        if (Model.hidesCode(*U, GradientModel::looksLikeSync) ||
             llvm::any_of(Model.callableUnits(Vocab.optimizerStepClosure(*Step)),
                          [&](const CodeUnit *Closure) {
-                           return Model.hidesCode(*Closure, looksLikeSync);
+                           return Model.hidesCode(*Closure,
+                                                  GradientModel::looksLikeSync);
                          }))
           continue;
         llvm::SmallVector<const Stmt *, 8> Others;
@@ -163,7 +152,7 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
       // A sync compiled out, or dropped with a missing header, may be the
       // one missing.
       if (!B || AveragesParameters(Step) ||
-          Model.hidesCode(*U, looksLikeSync, U->commonAncestor(B, Step)))
+          Model.hidesCode(*U, GradientModel::looksLikeSync, U->commonAncestor(B, Step)))
         continue;
       if (const CallExpr *Sync = EarlySync(B, Steps))
         reportEarlySync(*Sync, *B, *Step, /*InClosure=*/false);

@@ -453,6 +453,14 @@ const Expr *stripObjectWrappers(const Expr *E) {
   return E;
 }
 
+bool nameContainsAny(llvm::StringRef Name,
+                     llvm::ArrayRef<llvm::StringLiteral> Parts) {
+  std::string Lower = Name.lower();
+  return llvm::any_of(Parts, [&](llvm::StringLiteral Part) {
+    return llvm::StringRef(Lower).contains(Part);
+  });
+}
+
 const ValueDecl *referencedDecl(const Expr *E) {
   E = stripObjectWrappers(E);
   if (!E)

@@ -254,6 +254,15 @@ private:
 /// which object an expression denotes (`std::move`, materialised
 /// temporaries, cleanups, constructor copies).
 const Expr *stripObjectWrappers(const Expr *E);
+/// A declaration's identifier, or "" for operators, constructors and the
+/// like.
+inline llvm::StringRef identifierName(const NamedDecl *D) {
+  return D && D->getDeclName().isIdentifier() ? D->getName() : "";
+}
+/// Whether \p Name, lowercased, contains one of \p Parts (lowercase): the
+/// name heuristics for code the vocabulary cannot resolve.
+bool nameContainsAny(llvm::StringRef Name,
+                     llvm::ArrayRef<llvm::StringLiteral> Parts);
 /// The record a (smart) pointer or reference type points to: strips
 /// references, raw pointers and std::shared_ptr / std::unique_ptr /
 /// c10::intrusive_ptr.
