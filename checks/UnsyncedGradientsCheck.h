@@ -35,13 +35,14 @@ private:
 
   void analyze(const GradientModel &Model) override;
   StepEvents events(const GradientModel &Model, const CodeUnit &U) const;
-  /// Whether a backward() of unit U can reach \p To (a step, or the return
-  /// when null) with no sync on the way and no wrapper forward arming it.
+  /// A backward() of unit U (or a call of a helper running one) that can
+  /// reach \p To (a step; the return when null) with no sync on the way and
+  /// no wrapper forward arming it; null when none can.
   const CallExpr *unsyncedBackward(const GradientModel &Model,
                                    const CodeUnit &U, const StepEvents &E,
                                    const CallExpr *To) const;
-  /// The backward() calls of an optimizer closure whose gradients reach the
-  /// closure's return unsynced.
+  /// A backward() of the closure handed to an optimizer step whose gradients
+  /// reach the closure's return unsynced; null when there is none.
   const CallExpr *unsyncedClosureBackward(const GradientModel &Model,
                                           const CallExpr &Step) const;
   void reportUnsynced(const CallExpr &Step, const CallExpr &Backward,
