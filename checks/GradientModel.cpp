@@ -513,6 +513,33 @@ bool GradientModel::isGradientSync(const CodeUnit &U, const CallExpr &Call,
   return Guesses && isOpaqueSync(U, Call);
 }
 
+bool GradientModel::isStep(const CodeUnit &U, const CallExpr &Call) const {
+  if (Vocab.isOptimizerStep(Call))
+    return true;
+  const Expr *Target = nullptr;
+  llvm::ArrayRef<const Expr *> Values;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    if (!llvm::StringSwitch<bool>(identifierName(Member->getMethodDecl()))
+             .Cases("add_", "sub_", "addcdiv_", "addcmul_", "copy_", "set_",
+                    true)
+             .Default(false))
+      return false;
+    Target = Member->getImplicitObjectArgument();
+    Values = llvm::ArrayRef(Call.getArgs(), Call.getNumArgs());
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    if (!Op->isAssignmentOp() || Op->getNumArgs() != 2)
+      return false;
+    Target = Op->getArg(0);
+    Values = llvm::ArrayRef(Call.getArgs() + 1, 1);
+  } else {
+    return false;
+  }
+  return role(U, Target) == ParameterRole &&
+         llvm::any_of(Values, [&](const Expr *Value) {
+           return role(U, Value) & GradientRole;
+         });
+}
+
 bool GradientModel::isParameterSync(const CodeUnit &U,
                                     const CallExpr &Call) const {
   if (const CodeUnit *Callee = calleeUnit(Call))
@@ -564,6 +591,11 @@ void GradientModel::findSyncingUnits() {
 
 void GradientModel::findHooks() {
   for (const auto &U : Units) {
+    // A custom autograd function whose backward all-reduces (a model's
+    // gradient-sync layer).
+    if (Vocabulary::isCustomFunctionBackward(*U->Function) &&
+        Syncing.contains(U.get()))
+      HookSyncs = true;
     const CXXRecordDecl *Owner = memberOf(*U);
     bool InWrapper = false;
     for (const DeclContext *DC = Owner; DC && !InWrapper; DC = DC->getParent())

@@ -133,14 +133,18 @@ public:
   /// `GradientSyncFunctions`.
   bool isGradientSync(const CodeUnit &U, const CallExpr &Call,
                       bool Guesses = true) const;
+  /// A step: the optimizer's `step()`, or a hand-written update of a
+  /// parameter by its gradient (`p.data().add_(p.grad(), -lr)`,
+  /// `p -= lr * p.grad()`).
+  bool isStep(const CodeUnit &U, const CallExpr &Call) const;
   /// An all-reduce or broadcast of the parameters themselves (model
   /// averaging), directly or through a helper.
   bool isParameterSync(const CodeUnit &U, const CallExpr &Call) const;
   /// A forward pass through a data-parallel wrapper whose hooks sync on
   /// their own (the wrapper exposes no sync method to call).
   bool armsSync(const CallExpr &Call) const;
-  /// Whether hooks registered outside any wrapper sync gradients during
-  /// backward().
+  /// Whether hooks registered outside any wrapper, or custom autograd
+  /// functions, sync gradients during backward().
   bool backwardSyncsThroughHooks() const { return HookSyncs; }
   /// Whether a unit runs in a distributed program.
   bool isDistributed(const CodeUnit &U) const { return Distributed.contains(&U); }

@@ -294,14 +294,21 @@ void GradientModel::seedRoles() {
     for (const ParmVarDecl *P : U->Function->parameters())
       if (mayHoldTensor(P->getType()))
         orRole(ParamRoles, P, roleFromName(*P));
-  // Hook callbacks receive the gradient being produced.
-  for (const auto &U : Units)
+  // Hook callbacks, and custom autograd functions' backward, receive the
+  // gradients being produced.
+  auto SeedGradients = [&](const CodeUnit &Hook) {
+    for (const ParmVarDecl *P : Hook.Function->parameters())
+      if (mayHoldTensor(P->getType()))
+        orRole(ParamRoles, P, GradientRole);
+  };
+  for (const auto &U : Units) {
+    if (Vocabulary::isCustomFunctionBackward(*U->Function))
+      SeedGradients(*U);
     for (const CallExpr *Call : U->Calls)
       if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call))
         for (const CodeUnit *Hook : callableUnits(Callback))
-          for (const ParmVarDecl *P : Hook->Function->parameters())
-            if (mayHoldTensor(P->getType()))
-              orRole(ParamRoles, P, GradientRole);
+          SeedGradients(*Hook);
+  }
 }
 
 bool GradientModel::propagateRoles(CodeUnit &U) {

@@ -109,8 +109,10 @@ void UnaveragedAllreduceCheck::analyze(const GradientModel &Model) {
           << calleeName(*Call) << fixFor(Api);
       if (SteppedAt)
         diag(SteppedAt->getExprLoc(),
-             "the optimizer steps with the summed gradients here",
-             DiagnosticIDs::Note);
+             "%select{the parameters are updated|the optimizer steps}0 with "
+             "the summed gradients here",
+             DiagnosticIDs::Note)
+            << Vocab.isOptimizerStep(*SteppedAt);
     }
   }
 }
@@ -126,7 +128,7 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
   const Reachability &Flow = Model.flow(U);
   llvm::SmallVector<const Stmt *, 4> Steps, Backwards;
   for (const CallExpr *Call : U.Calls) {
-    if (Vocab.isOptimizerStep(*Call))
+    if (Model.isStep(U, *Call))
       Steps.push_back(Call);
     else if (Vocabulary::backwardRoot(*Call))
       Backwards.push_back(Call);

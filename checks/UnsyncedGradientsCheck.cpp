@@ -26,7 +26,7 @@ UnsyncedGradientsCheck::events(const GradientModel &Model,
     if (Vocabulary::backwardRoot(*Call) ||
         (Callee && LeavesUnsynced.contains(Callee)))
       E.Backwards.push_back(Call);
-    if (Vocab.isOptimizerStep(*Call) || (Callee && StepsUnsynced.contains(Callee)))
+    if (Model.isStep(U, *Call) || (Callee && StepsUnsynced.contains(Callee)))
       E.Steps.push_back(Call);
     if (Model.isGradientSync(U, *Call))
       E.Syncs.push_back(Call);
@@ -80,6 +80,14 @@ UnsyncedGradientsCheck::unsyncedClosureBackward(const GradientModel &Model,
             unsyncedBackward(Model, *Body, events(Model, *Body), nullptr))
       return B;
   return nullptr;
+}
+
+UnsyncedGradientsCheck::StepKind
+UnsyncedGradientsCheck::stepKind(const GradientModel &Model, const CodeUnit &U,
+                                 const CallExpr &Step) const {
+  if (Vocab.isOptimizerStep(Step))
+    return StepKind::Optimizer;
+  return Model.isStep(U, Step) ? StepKind::Update : StepKind::Helper;
 }
 
 void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
@@ -145,7 +153,8 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
         if (const CallExpr *Sync = EarlySync(Step, Others))
           reportEarlySync(*Sync, *B, *Step, /*InClosure=*/true);
         else if (Model.isDistributed(*U) && !AveragesParameters(Step))
-          reportUnsynced(*Step, *B, /*InClosure=*/true);
+          reportUnsynced(*Step, stepKind(Model, *U, *Step), *B,
+                         /*InClosure=*/true);
         continue;
       }
       const CallExpr *B = unsyncedBackward(Model, *U, E, Step);
@@ -157,23 +166,25 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
       if (const CallExpr *Sync = EarlySync(B, Steps))
         reportEarlySync(*Sync, *B, *Step, /*InClosure=*/false);
       else if (Model.isDistributed(*U))
-        reportUnsynced(*Step, *B, /*InClosure=*/false);
+        reportUnsynced(*Step, stepKind(Model, *U, *Step), *B,
+                       /*InClosure=*/false);
     }
   }
 }
 
 void UnsyncedGradientsCheck::reportUnsynced(const CallExpr &Step,
+                                            StepKind Kind,
                                             const CallExpr &Backward,
                                             bool InClosure) {
-  bool Direct = Vocab.isOptimizerStep(Step);
   diag(Step.getExprLoc(),
-       "%select{%1 steps the optimizer|the optimizer steps}0 with gradients "
-       "no rank shares: nothing all-reduces them between backward() and the "
-       "step in this distributed program, so each rank steps with its own "
-       "gradients: replicas diverge; all-reduce the gradients and divide them "
-       "by the world size after backward() and before the step, or run the "
-       "forward pass through the data-parallel wrapper")
-      << Direct << calleeName(Step);
+       "%select{%1 steps the optimizer with|the optimizer steps with|this "
+       "parameter update applies}0 gradients no rank shares: nothing "
+       "all-reduces them between backward() and the step in this distributed "
+       "program, so each rank steps with its own gradients: replicas diverge; "
+       "all-reduce the gradients and divide them by the world size after "
+       "backward() and before the step, or run the forward pass through the "
+       "data-parallel wrapper")
+      << static_cast<int>(Kind) << calleeName(Step);
   if (InClosure)
     diag(Backward.getExprLoc(), "the closure runs backward() here",
          DiagnosticIDs::Note);

@@ -27,7 +27,7 @@ private:
   /// The calls of one unit that matter to a training step.
   struct StepEvents {
     llvm::SmallVector<const CallExpr *, 4> Backwards; // or helpers that run one
-    llvm::SmallVector<const CallExpr *, 4> Steps;     // or helpers that step
+    llvm::SmallVector<const CallExpr *, 4> Steps; // updates, helpers that step
     llvm::SmallVector<const CallExpr *, 4> Syncs;
     llvm::SmallVector<const CallExpr *, 2> Arms; // forwards through a wrapper
     llvm::SmallVector<const CallExpr *, 2> ParameterSyncs;
@@ -45,8 +45,12 @@ private:
   /// reach the closure's return unsynced; null when there is none.
   const CallExpr *unsyncedClosureBackward(const GradientModel &Model,
                                           const CallExpr &Step) const;
-  void reportUnsynced(const CallExpr &Step, const CallExpr &Backward,
-                      bool InClosure);
+  /// What a step is, for the diagnostic (in this order: %select).
+  enum class StepKind { Helper, Optimizer, Update };
+  StepKind stepKind(const GradientModel &Model, const CodeUnit &U,
+                    const CallExpr &Step) const;
+  void reportUnsynced(const CallExpr &Step, StepKind Kind,
+                      const CallExpr &Backward, bool InClosure);
   void reportEarlySync(const CallExpr &Sync, const CallExpr &Backward,
                        const CallExpr &Step, bool InClosure);
 

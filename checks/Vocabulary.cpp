@@ -981,6 +981,13 @@ const Expr *Vocabulary::gradientHookCallback(const CallExpr &Call) {
   return TensorHook || NodeHook ? stripObjectWrappers(Call.getArg(0)) : nullptr;
 }
 
+bool Vocabulary::isCustomFunctionBackward(const FunctionDecl &FD) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+  return MD && MD->isStatic() && MD->getDeclName().isIdentifier() &&
+         MD->getName() == "backward" &&
+         findSpecialization(MD->getParent(), "torch::autograd::Function");
+}
+
 bool Vocabulary::isWorkType(QualType T) {
   if (T.isNull())
     return false;

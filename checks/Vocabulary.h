@@ -189,6 +189,10 @@ public:
   /// (or add_pre_hook): the callable registered, which autograd runs during
   /// backward(). Null for other calls.
   static const Expr *gradientHookCallback(const CallExpr &Call);
+  /// The static `backward` of a custom autograd function
+  /// (`struct F : torch::autograd::Function<F>`): autograd runs it during
+  /// backward(), with the gradients flowing back.
+  static bool isCustomFunctionBackward(const FunctionDecl &FD);
 
   // --- Data-parallel wrappers -------------------------------------------
   bool isWrapperClass(const CXXRecordDecl &RD) const;

@@ -10,6 +10,8 @@
 // RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DHOOK_INSTALLER 2>/dev/null \
 // RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
+// RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DCUSTOM_FUNCTION 2>/dev/null \
+// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DMETRIC_HOOK 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags 2>/dev/null \
@@ -94,6 +96,22 @@ void install_allreduce_hooks(Net &model, c10::intrusive_ptr<c10d::ProcessGroup> 
 void setup(Net &model, c10::intrusive_ptr<c10d::ProcessGroup> pg) {
   install_allreduce_hooks(model, pg);
 }
+#elif defined(CUSTOM_FUNCTION)
+// A layer whose backward all-reduces the gradient flowing through it.
+c10::intrusive_ptr<c10d::ProcessGroup> group;
+
+struct AllreduceGradient : torch::autograd::Function<AllreduceGradient> {
+  static torch::autograd::variable_list
+  forward(torch::autograd::AutogradContext *, torch::Tensor x) {
+    return {x};
+  }
+  static torch::autograd::variable_list
+  backward(torch::autograd::AutogradContext *,
+           torch::autograd::variable_list grads) {
+    group->allreduce(grads)->wait();
+    return {grads[0] / group->getSize()};
+  }
+};
 #elif defined(METRIC_HOOK)
 // A hook that only counts: not a sync.
 void install_sync_hooks(Net &model, c10::intrusive_ptr<c10d::ProcessGroup> pg) {

@@ -172,6 +172,18 @@ void closure_without_sync(c10d::ProcessGroup &pg, Net &model,
   });
 }
 
+// A hand-written SGD update is a step too.
+void manual_update_without_sync(c10d::ProcessGroup &pg, Net &model,
+                                Batch &batch, double lr) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  torch::NoGradGuard no_grad;
+  for (auto &p : model->parameters())
+    p.data().add_(p.grad(), -lr);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: this parameter update applies gradients no rank shares: nothing all-reduces them
+  // CHECK-MESSAGES: :[[@LINE-5]]:8: note: gradients computed by backward() here
+}
+
 //===----------------------------------------------------------------------===//
 // A wrapper that must be told to sync
 //===----------------------------------------------------------------------===//
@@ -413,6 +425,16 @@ void closure_with_sync(c10d::ProcessGroup &pg, Net &model,
     average_parameters_grads(pg, model);
     return loss;
   });
+}
+
+void manual_update_after_sync(c10d::ProcessGroup &pg, Net &model, Batch &batch,
+                              double lr) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  average_parameters_grads(pg, model);
+  torch::NoGradGuard no_grad;
+  for (auto &p : model->parameters())
+    p.data().add_(p.grad(), -lr);
 }
 
 // Model averaging: each rank steps, then the parameters are averaged.
