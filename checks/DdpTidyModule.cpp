@@ -12,6 +12,8 @@
 #include "MutationAfterWrapCheck.h"
 #include "PerParameterAllreduceCheck.h"
 #include "SamplerEpochCheck.h"
+#include "UnaveragedAllreduceCheck.h"
+#include "UnsyncedGradientsCheck.h"
 #include "UnwaitedWorkCheck.h"
 #include "UnwrappedForwardCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -34,6 +36,10 @@ public:
         "ddp-per-parameter-allreduce");
     Factories.registerCheck<SamplerEpochCheck>(
         "ddp-sampler-epoch");
+    Factories.registerCheck<UnaveragedAllreduceCheck>(
+        "ddp-unaveraged-allreduce");
+    Factories.registerCheck<UnsyncedGradientsCheck>(
+        "ddp-unsynced-gradients");
     Factories.registerCheck<UnwaitedWorkCheck>(
         "ddp-unwaited-work");
     Factories.registerCheck<UnwrappedForwardCheck>(

@@ -90,7 +90,7 @@ void MissingInitialBroadcastCheck::check(
   bool Distributed = Vocab.mentionsRank(Body);
   for (const BoundNodes &N : match(findAll(callExpr().bind("c")), *Body, Context)) {
     const auto *C = N.getNodeAs<CallExpr>("c");
-    if (Vocabulary::isOptimizerStep(*C) && Flow.reachable(Decl, C))
+    if (Vocab.isOptimizerStep(*C) && Flow.reachable(Decl, C))
       Steps.push_back(C);
     else if (Vocabulary::seedArgument(*C))
       Seeds.push_back(C);

@@ -314,7 +314,7 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
         Stores.push_back(Store);
     } else if (Vocabulary::isWaitCall(*Call)) {
       Waits.push_back(Call);
-    } else if (Vocabulary::isOptimizerStep(*Call)) {
+    } else if (Vocab.isOptimizerStep(*Call)) {
       Steps.push_back(Call);
     }
   }

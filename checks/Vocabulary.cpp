@@ -2,9 +2,11 @@
 
 #include "Vocabulary.h"
 
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::ddp {
@@ -24,6 +26,16 @@ constexpr llvm::StringLiteral DefaultRankEnvironmentVariables =
     "OMPI_COMM_WORLD_LOCAL_RANK;PMI_RANK;PMIX_RANK;SLURM_PROCID;SLURM_LOCALID";
 constexpr llvm::StringLiteral DefaultShufflingSamplers =
     "::torch::data::samplers::DistributedRandomSampler";
+constexpr llvm::StringLiteral DefaultWorldSizeFunctions =
+    "::c10d::ProcessGroup::getSize;::c10d::Backend::getSize;"
+    "::boost::mpi::communicator::size;MPI_Comm_size@1;ncclCommCount@1";
+constexpr llvm::StringLiteral DefaultWorldSizeEnvironmentVariables =
+    "WORLD_SIZE;OMPI_COMM_WORLD_SIZE;PMI_SIZE;SLURM_NTASKS";
+constexpr llvm::StringLiteral DefaultOptimizerTypes =
+    "::torch::optim::Optimizer;::torch::optim::LossClosureOptimizer";
+constexpr llvm::StringLiteral DefaultGradientSyncFunctions =
+    "*[Rr]educe*[Gg]rad*;*[Ss]ync*[Gg]rad*;*[Aa]verage*[Gg]rad*;"
+    "*[Aa]vg*[Gg]rad*";
 
 std::vector<llvm::StringRef> splitList(llvm::StringRef Spec) {
   llvm::SmallVector<llvm::StringRef, 8> Parts;
@@ -74,6 +86,21 @@ findSpecialization(const CXXRecordDecl *RD, llvm::StringRef QualName) {
   return nullptr;
 }
 
+/// Whether Names matches RD or one of its bases.
+bool matchesSelfOrBase(const NameList &Names, const CXXRecordDecl &RD) {
+  if (Names.matches(RD))
+    return true;
+  const CXXRecordDecl *Def = RD.getDefinition();
+  if (!Def)
+    return false;
+  bool Found = false;
+  Def->forallBases([&](const CXXRecordDecl *Base) {
+    Found = Names.matches(*Base);
+    return !Found;
+  });
+  return Found;
+}
+
 const CXXRecordDecl *templateArgumentRecord(const ClassTemplateSpecializationDecl &Spec,
                                             unsigned Index) {
   const TemplateArgumentList &Args = Spec.getTemplateArgs();
@@ -82,9 +109,8 @@ const CXXRecordDecl *templateArgumentRecord(const ClassTemplateSpecializationDec
   return Args[Index].getAsType()->getAsCXXRecordDecl();
 }
 
-/// The record a (smart) pointer or reference type points to: strips
-/// references, raw pointers and std::shared_ptr / std::unique_ptr /
-/// c10::intrusive_ptr.
+} // namespace
+
 const CXXRecordDecl *pointeeRecord(QualType T) {
   if (T.isNull())
     return nullptr;
@@ -100,6 +126,8 @@ const CXXRecordDecl *pointeeRecord(QualType T) {
   }
   return RD;
 }
+
+namespace {
 
 const CXXRecordDecl *objectRecord(const Expr *Object) {
   return Object ? pointeeRecord(Object->getType()) : nullptr;
@@ -207,6 +235,63 @@ std::optional<CollectiveKind> parseKind(llvm::StringRef Name) {
 bool isWorkClass(const CXXRecordDecl &RD) {
   return isSameOrDerivedFrom(RD, "c10d::Work") ||
          isSameOrDerivedFrom(RD, "c10d::ProcessGroup::Work");
+}
+
+/// `name[@N]` entries: @N means the value is written through argument N.
+template <typename QueryFunction>
+std::vector<QueryFunction> parseQueryFunctions(llvm::StringRef Spec) {
+  std::vector<QueryFunction> Out;
+  for (llvm::StringRef Entry : splitList(Spec)) {
+    auto [Name, Arg] = Entry.split('@');
+    int OutputArgument = -1;
+    if (!Arg.empty() && Arg.trim().getAsInteger(10, OutputArgument))
+      continue;
+    Out.push_back({NameList(Name.trim()), OutputArgument});
+  }
+  return Out;
+}
+
+std::vector<std::string> parseStrings(llvm::StringRef Spec) {
+  std::vector<std::string> Out;
+  for (llvm::StringRef Var : splitList(Spec))
+    Out.push_back(Var.str());
+  return Out;
+}
+
+template <typename QueryFunction>
+bool returnsQueried(const std::vector<QueryFunction> &Functions,
+                    const FunctionDecl &FD) {
+  for (const QueryFunction &F : Functions)
+    if (F.OutputArgument < 0 && F.Name.matches(FD))
+      return true;
+  return false;
+}
+
+template <typename QueryFunction>
+const Expr *queriedOutputArgument(const std::vector<QueryFunction> &Functions,
+                                  const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return nullptr;
+  for (const QueryFunction &F : Functions)
+    if (F.OutputArgument >= 0 &&
+        static_cast<unsigned>(F.OutputArgument) < Call.getNumArgs() &&
+        F.Name.matches(*FD))
+      return Call.getArg(F.OutputArgument);
+  return nullptr;
+}
+
+/// The string literal a call's argument \p I spells, if it is one.
+std::optional<llvm::StringRef> stringArgument(const CallExpr &Call, unsigned I) {
+  if (I >= Call.getNumArgs())
+    return std::nullopt;
+  const Expr *Arg = stripObjectWrappers(Call.getArg(I));
+  if (const auto *Ctor = dyn_cast_or_null<CXXConstructExpr>(Arg))
+    if (Ctor->getNumArgs() >= 1) // std::string("WORLD_SIZE")
+      Arg = Ctor->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Lit = dyn_cast_or_null<StringLiteral>(Arg))
+    return Lit->getString();
+  return std::nullopt;
 }
 
 bool isGlobalCFunction(const FunctionDecl &FD) {
@@ -327,6 +412,19 @@ Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
                                 DefaultRankEnvironmentVariables)
               .str()),
       RankVariables(Options.getLocalOrGlobal("RankVariables", "")),
+      WorldSizeFunctionsSpec(Options
+                                 .getLocalOrGlobal("WorldSizeFunctions",
+                                                   DefaultWorldSizeFunctions)
+                                 .str()),
+      WorldSizeEnvironmentVariablesSpec(
+          Options
+              .getLocalOrGlobal("WorldSizeEnvironmentVariables",
+                                DefaultWorldSizeEnvironmentVariables)
+              .str()),
+      OptimizerTypes(
+          Options.getLocalOrGlobal("OptimizerTypes", DefaultOptimizerTypes)),
+      GradientSyncFunctions(Options.getLocalOrGlobal(
+          "GradientSyncFunctions", DefaultGradientSyncFunctions)),
       ShufflingSamplers(Options.getLocalOrGlobal("ShufflingSamplers",
                                                  DefaultShufflingSamplers)) {
   // `name[=kind]`: kind defaults to allreduce (a framework's `sum`).
@@ -337,16 +435,11 @@ Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
     if (Kind)
       ConfiguredCollectives.push_back({NameList(Name.trim()), *Kind});
   }
-  // `name[@N]`: @N means the rank is written through argument N.
-  for (llvm::StringRef Entry : splitList(RankFunctionsSpec)) {
-    auto [Name, Arg] = Entry.split('@');
-    int OutputArgument = -1;
-    if (!Arg.empty() && Arg.trim().getAsInteger(10, OutputArgument))
-      continue;
-    RankFunctions.push_back({NameList(Name.trim()), OutputArgument});
-  }
-  for (llvm::StringRef Var : splitList(RankEnvironmentVariablesSpec))
-    RankEnvironmentVariables.push_back(Var.str());
+  RankFunctions = parseQueryFunctions<QueryFunction>(RankFunctionsSpec);
+  RankEnvironmentVariables = parseStrings(RankEnvironmentVariablesSpec);
+  WorldSizeFunctions = parseQueryFunctions<QueryFunction>(WorldSizeFunctionsSpec);
+  WorldSizeEnvironmentVariables =
+      parseStrings(WorldSizeEnvironmentVariablesSpec);
 }
 
 void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
@@ -358,6 +451,11 @@ void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
   Options.store(Opts, "RankEnvironmentVariables",
                 RankEnvironmentVariablesSpec);
   Options.store(Opts, "RankVariables", RankVariables.spec());
+  Options.store(Opts, "WorldSizeFunctions", WorldSizeFunctionsSpec);
+  Options.store(Opts, "WorldSizeEnvironmentVariables",
+                WorldSizeEnvironmentVariablesSpec);
+  Options.store(Opts, "OptimizerTypes", OptimizerTypes.spec());
+  Options.store(Opts, "GradientSyncFunctions", GradientSyncFunctions.spec());
   Options.store(Opts, "ShufflingSamplers", ShufflingSamplers.spec());
 }
 
@@ -392,6 +490,14 @@ const Expr *stripObjectWrappers(const Expr *E) {
       return E;
   }
   return E;
+}
+
+bool nameContainsAny(llvm::StringRef Name,
+                     llvm::ArrayRef<llvm::StringLiteral> Parts) {
+  std::string Lower = Name.lower();
+  return llvm::any_of(Parts, [&](llvm::StringLiteral Part) {
+    return llvm::StringRef(Lower).contains(Part);
+  });
 }
 
 const ValueDecl *referencedDecl(const Expr *E) {
@@ -682,6 +788,66 @@ const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {
 }
 
 //===----------------------------------------------------------------------===//
+// Training steps
+//===----------------------------------------------------------------------===//
+
+const Expr *Vocabulary::backwardRoot(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() || FD->getName() != "backward")
+    return nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    const CXXRecordDecl *Class = Member->getMethodDecl()->getParent();
+    if (isSameOrDerivedFrom(*Class, "at::TensorBase") ||
+        isSameOrDerivedFrom(*Class, "at::Tensor"))
+      return Member->getImplicitObjectArgument();
+    return nullptr;
+  }
+  if (qualifiedName(*FD) == "torch::autograd::backward" && Call.getNumArgs() >= 1)
+    return Call.getArg(0);
+  return nullptr;
+}
+
+bool Vocabulary::isOptimizerClass(const CXXRecordDecl &RD) const {
+  return matchesSelfOrBase(OptimizerTypes, RD);
+}
+
+bool Vocabulary::isOptimizerStep(const CallExpr &Call) const {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member)
+    return false;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  return MD && MD->getDeclName().isIdentifier() && MD->getName() == "step" &&
+         isOptimizerClass(*MD->getParent());
+}
+
+const Expr *Vocabulary::optimizerStepClosure(const CallExpr &Call) const {
+  if (!isOptimizerStep(Call) || Call.getNumArgs() < 1 ||
+      isa<CXXDefaultArgExpr>(Call.getArg(0)))
+    return nullptr;
+  const Expr *E = Call.getArg(0);
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = stripObjectWrappers(E);
+    if (isa<CXXNullPtrLiteralExpr>(E) || isa<GNUNullExpr>(E))
+      return nullptr;
+    // std::function's converting constructor, from a lambda or a variable.
+    if (const auto *Ctor = dyn_cast<CXXConstructExpr>(E)) {
+      if (Ctor->getNumArgs() != 1)
+        return E;
+      E = Ctor->getArg(0);
+      continue;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+        if (VD->hasLocalStorage() && VD->getInit()) {
+          E = VD->getInit();
+          continue;
+        }
+    return E;
+  }
+  return E;
+}
+
+//===----------------------------------------------------------------------===//
 // Collectives and process groups
 //===----------------------------------------------------------------------===//
 
@@ -733,6 +899,291 @@ Vocabulary::classifyCollective(const CallExpr &Call) const {
   return std::nullopt;
 }
 
+namespace {
+
+/// The operation a predefined name stands for: c10d's ReduceOp enumerators,
+/// NCCL's ncclRedOp_t, MPI's MPI_Op macros (and Open MPI's objects behind
+/// them).
+ReduceOpKind reduceOpNamed(llvm::StringRef Name) {
+  if (Name.consume_front("ompi_mpi_op_"))
+    return Name == "sum" ? ReduceOpKind::Sum : ReduceOpKind::Other;
+  if (Name.startswith("MPI_"))
+    return Name == "MPI_SUM" ? ReduceOpKind::Sum : ReduceOpKind::Other;
+  return llvm::StringSwitch<ReduceOpKind>(Name)
+      .Cases("SUM", "ncclSum", ReduceOpKind::Sum)
+      .Cases("AVG", "ncclAvg", ReduceOpKind::Average)
+      .Case("PREMUL_SUM", ReduceOpKind::PreMultipliedSum)
+      .Cases("PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR",
+             ReduceOpKind::Other)
+      .Cases("ncclProd", "ncclMax", "ncclMin", ReduceOpKind::Other)
+      .Default(ReduceOpKind::Unknown);
+}
+
+/// Calls to a function named Name anywhere in Scope.
+void findCallsNamed(const Stmt *Scope, llvm::StringRef Name,
+                    llvm::SmallVectorImpl<const CallExpr *> &Out) {
+  if (!Scope)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(Scope))
+    if (const FunctionDecl *FD = Call->getDirectCallee())
+      if (FD->getDeclName().isIdentifier() && FD->getName() == Name)
+        Out.push_back(Call);
+  for (const Stmt *Child : Scope->children())
+    findCallsNamed(Child, Name, Out);
+}
+
+/// Assignments `Var.Field = value` anywhere in Scope, in source order.
+void findFieldAssignments(const Stmt *Scope, const VarDecl &Var,
+                          llvm::StringRef Field,
+                          llvm::SmallVectorImpl<const Expr *> &Values) {
+  if (!Scope)
+    return;
+  const Expr *LHS = nullptr, *RHS = nullptr;
+  if (const auto *BO = dyn_cast<BinaryOperator>(Scope);
+      BO && BO->getOpcode() == BO_Assign)
+    LHS = BO->getLHS(), RHS = BO->getRHS();
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Scope);
+           Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+    LHS = Op->getArg(0), RHS = Op->getArg(1);
+  if (LHS)
+    if (const auto *ME = dyn_cast<MemberExpr>(LHS->IgnoreParenImpCasts()))
+      if (ME->getMemberDecl()->getDeclName().isIdentifier() &&
+          ME->getMemberDecl()->getName() == Field)
+        if (const auto *Base =
+                dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts()))
+          if (Base->getDecl() == &Var)
+            Values.push_back(RHS);
+  for (const Stmt *Child : Scope->children())
+    findFieldAssignments(Child, Var, Field, Values);
+}
+
+class ReduceOpClassifier {
+public:
+  ReduceOpClassifier(const Stmt *Scope, const ASTContext &Context)
+      : Scope(Scope), Context(Context) {}
+
+  /// A ReduceOp / ncclRedOp_t / MPI_Op value.
+  ReduceOpKind value(const Expr *E, unsigned Depth = 0) const {
+    if (!E || Depth > 6)
+      return ReduceOpKind::Unknown;
+    if (ReduceOpKind K = macroNamed(E->getBeginLoc()); K != ReduceOpKind::Unknown)
+      return K;
+    E = stripObjectWrappers(E)->IgnoreParenCasts();
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E);
+        Unary && Unary->getOpcode() == UO_AddrOf)
+      E = Unary->getSubExpr()->IgnoreParenCasts();
+    if (const auto *Ctor = dyn_cast<CXXConstructExpr>(E))
+      return Ctor->getNumArgs() == 0 ? ReduceOpKind::Sum // ReduceOp(): SUM
+                                     : value(Ctor->getArg(0), Depth + 1);
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      if (FD && FD->getDeclName().isIdentifier() &&
+          FD->getName() == "makeNCCLPreMulSum")
+        return ReduceOpKind::PreMultipliedSum;
+      return ReduceOpKind::Unknown;
+    }
+    const auto *DRE = dyn_cast<DeclRefExpr>(E);
+    if (!DRE || !DRE->getDecl()->getDeclName().isIdentifier())
+      return ReduceOpKind::Unknown;
+    if (const auto *Enum = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
+      return reduceOpNamed(Enum->getName());
+    const auto *Var = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!Var)
+      return ReduceOpKind::Unknown;
+    if (ReduceOpKind K = reduceOpNamed(Var->getName()); K != ReduceOpKind::Unknown)
+      return K;
+    // ncclRedOpCreatePreMulSum(&op, &scalar, ...): a scaled sum.
+    llvm::SmallVector<const CallExpr *, 2> Creations;
+    findCallsNamed(Scope, "ncclRedOpCreatePreMulSum", Creations);
+    for (const CallExpr *Create : Creations)
+      if (Create->getNumArgs() >= 1 && handleDecl(Create->getArg(0)) == Var)
+        return ReduceOpKind::PreMultipliedSum;
+    if (Var->hasLocalStorage() || Var->isStaticLocal() ||
+        Var->getType().isConstQualified())
+      if (const Expr *Init = Var->getInit())
+        return value(Init, Depth + 1);
+    return ReduceOpKind::Unknown;
+  }
+
+  /// A c10d options struct (AllreduceOptions, ReduceScatterOptions, ...).
+  ReduceOpKind options(const Expr *E, unsigned Depth = 0) const {
+    if (!E || Depth > 6 || isa<CXXDefaultArgExpr>(E))
+      return ReduceOpKind::Sum; // the default AllreduceOptions()
+    E = stripObjectWrappers(E);
+    if (const auto *Init = dyn_cast<InitListExpr>(E))
+      return initList(*Init, Depth);
+    if (const auto *Ctor = dyn_cast<CXXConstructExpr>(E))
+      return Ctor->getNumArgs() == 0 ? ReduceOpKind::Sum
+                                     : options(Ctor->getArg(0), Depth + 1);
+    const auto *DRE = dyn_cast<DeclRefExpr>(E);
+    const auto *Var = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (!Var || isa<ParmVarDecl>(Var) || !Var->hasLocalStorage())
+      return ReduceOpKind::Unknown;
+    llvm::SmallVector<const Expr *, 2> Assigned;
+    findFieldAssignments(Scope, *Var, "reduceOp", Assigned);
+    if (!Assigned.empty())
+      return value(Assigned.back(), Depth + 1);
+    return Var->getInit() ? options(Var->getInit(), Depth + 1)
+                          : ReduceOpKind::Sum;
+  }
+
+private:
+  /// `MPI_SUM` and friends, seen through the macros that spell them.
+  ReduceOpKind macroNamed(SourceLocation Loc) const {
+    const SourceManager &SM = Context.getSourceManager();
+    for (unsigned Depth = 0; Loc.isMacroID() && Depth < 8; ++Depth) {
+      if (!SM.isMacroArgExpansion(Loc)) {
+        llvm::StringRef Name =
+            Lexer::getImmediateMacroName(Loc, SM, Context.getLangOpts());
+        if (ReduceOpKind K = reduceOpNamed(Name); K != ReduceOpKind::Unknown)
+          return K;
+      }
+      Loc = SM.getImmediateMacroCallerLoc(Loc);
+    }
+    return ReduceOpKind::Unknown;
+  }
+
+  /// `AllreduceOptions{ReduceOp::AVG}`, `{.reduceOp = ReduceOp::AVG}`, and
+  /// derived options (`AllreduceCoalescedOptions{{ReduceOp::AVG}}`).
+  ReduceOpKind initList(const InitListExpr &Init, unsigned Depth) const {
+    // The semantic form lists one initializer per base and field, in order,
+    // designated or not.
+    const InitListExpr *Form = &Init;
+    if (const InitListExpr *Semantic = Init.getSemanticForm())
+      Form = Semantic;
+    const CXXRecordDecl *RD = Form->getType()->getAsCXXRecordDecl();
+    if (!RD || !RD->hasDefinition())
+      return ReduceOpKind::Unknown;
+    unsigned I = 0;
+    for (unsigned Bases = RD->getNumBases(); I < Bases; ++I)
+      if (I < Form->getNumInits())
+        if (const auto *BaseInit =
+                dyn_cast<InitListExpr>(Form->getInit(I)->IgnoreImplicit()))
+          if (ReduceOpKind K = initList(*BaseInit, Depth + 1);
+              K != ReduceOpKind::Unknown)
+            return K;
+    for (const FieldDecl *Field : RD->fields()) {
+      if (Field->getDeclName().isIdentifier() && Field->getName() == "reduceOp") {
+        if (I >= Form->getNumInits())
+          return ReduceOpKind::Sum;
+        const Expr *Value = Form->getInit(I);
+        if (isa<ImplicitValueInitExpr>(Value) || isa<CXXDefaultInitExpr>(Value))
+          return ReduceOpKind::Sum;
+        return value(Value, Depth + 1);
+      }
+      ++I;
+    }
+    return ReduceOpKind::Unknown;
+  }
+
+  const Stmt *Scope;
+  const ASTContext &Context;
+};
+
+/// Whether a record (or one of its bases) has a `reduceOp` field: the c10d
+/// options structs of reducing collectives.
+bool hasReduceOpField(const CXXRecordDecl *RD) {
+  if (!RD || !RD->hasDefinition())
+    return false;
+  for (const FieldDecl *Field : RD->fields())
+    if (Field->getDeclName().isIdentifier() && Field->getName() == "reduceOp")
+      return true;
+  for (const CXXBaseSpecifier &Base : RD->bases())
+    if (hasReduceOpField(Base.getType()->getAsCXXRecordDecl()))
+      return true;
+  return false;
+}
+
+} // namespace
+
+std::optional<ReduceOpKind>
+Vocabulary::reduceOp(const CallExpr &Call, const Stmt *Scope,
+                     const ASTContext &Context) const {
+  std::optional<CollectiveInfo> Info = classifyCollective(Call);
+  if (!Info || (Info->Kind != CollectiveKind::AllReduce &&
+                Info->Kind != CollectiveKind::Reduce &&
+                Info->Kind != CollectiveKind::ReduceScatter))
+    return std::nullopt;
+  ReduceOpClassifier Classify(Scope, Context);
+  switch (Info->Api) {
+  case CollectiveApi::Configured:
+    return ReduceOpKind::Sum; // a framework's `sum`
+  case CollectiveApi::Mpi:
+  case CollectiveApi::Nccl:
+    // MPI_Allreduce(send, recv, count, type, op, comm), ncclAllReduce(send,
+    // recv, count, type, op, comm, stream): the op is argument 4 in every
+    // reducing call of both.
+    return Call.getNumArgs() > 4 ? Classify.value(Call.getArg(4))
+                                 : ReduceOpKind::Unknown;
+  case CollectiveApi::BoostMpi: {
+    if (Call.getNumArgs() == 0)
+      return ReduceOpKind::Unknown;
+    const Expr *Op = Call.getArg(Call.getNumArgs() - 1);
+    const CXXRecordDecl *RD = Op->getType()->getAsCXXRecordDecl();
+    if (!RD)
+      return ReduceOpKind::Unknown;
+    std::string Name = qualifiedName(*RD);
+    if (Name == "std::plus")
+      return ReduceOpKind::Sum;
+    if (Name == "std::multiplies" || Name == "boost::mpi::maximum" ||
+        Name == "boost::mpi::minimum" || Name == "std::logical_and" ||
+        Name == "std::logical_or" || Name == "std::bit_and" ||
+        Name == "std::bit_or" || Name == "std::bit_xor")
+      return ReduceOpKind::Other;
+    return ReduceOpKind::Unknown;
+  }
+  case CollectiveApi::C10d:
+    for (unsigned I = Call.getNumArgs(); I-- > 0;)
+      if (hasReduceOpField(Call.getArg(I)->getType()->getAsCXXRecordDecl()))
+        return Classify.options(Call.getArg(I));
+    return ReduceOpKind::Sum;
+  }
+  return ReduceOpKind::Unknown;
+}
+
+bool Vocabulary::isCommunicatorType(QualType T) {
+  if (T.isNull())
+    return false;
+  if (processGroupOfHandle(T))
+    return true;
+  T = T.getNonReferenceType();
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    const auto *TT = T->getAs<TypedefType>();
+    if (!TT)
+      break;
+    llvm::StringRef Name = TT->getDecl()->getName();
+    if (Name == "MPI_Comm" || Name == "ncclComm_t")
+      return true;
+    T = TT->desugar();
+  }
+  const CXXRecordDecl *RD = pointeeRecord(T);
+  return RD && isSameOrDerivedFrom(*RD, "boost::mpi::communicator");
+}
+
+const Expr *Vocabulary::gradientHookCallback(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member || Call.getNumArgs() < 1)
+    return nullptr;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  if (!MD || !MD->getDeclName().isIdentifier())
+    return nullptr;
+  llvm::StringRef Name = MD->getName();
+  const CXXRecordDecl &Class = *MD->getParent();
+  bool TensorHook = Name == "register_hook" &&
+                    (isSameOrDerivedFrom(Class, "at::TensorBase") ||
+                     isSameOrDerivedFrom(Class, "at::Tensor"));
+  bool NodeHook = (Name == "add_post_hook" || Name == "add_pre_hook") &&
+                  isSameOrDerivedFrom(Class, "torch::autograd::Node");
+  return TensorHook || NodeHook ? stripObjectWrappers(Call.getArg(0)) : nullptr;
+}
+
+bool Vocabulary::isCustomFunctionBackward(const FunctionDecl &FD) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+  return MD && MD->isStatic() && MD->getDeclName().isIdentifier() &&
+         MD->getName() == "backward" &&
+         findSpecialization(MD->getParent(), "torch::autograd::Function");
+}
+
 bool Vocabulary::isWorkType(QualType T) {
   if (T.isNull())
     return false;
@@ -765,28 +1216,41 @@ bool Vocabulary::returnsRank(const CallExpr &Call) const {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier())
     return false;
-  for (const RankFunction &R : RankFunctions)
-    if (R.OutputArgument < 0 && R.Name.matches(*FD))
-      return true;
+  if (returnsQueried(RankFunctions, *FD))
+    return true;
   // getenv("RANK") and its relatives.
   llvm::StringRef Name = FD->getName();
   if ((Name == "getenv" || Name == "secure_getenv") && Call.getNumArgs() == 1)
-    if (const auto *Lit = dyn_cast<StringLiteral>(
-            Call.getArg(0)->IgnoreParenImpCasts()))
-      return llvm::is_contained(RankEnvironmentVariables, Lit->getString());
+    if (std::optional<llvm::StringRef> Var = stringArgument(Call, 0))
+      return llvm::is_contained(RankEnvironmentVariables, *Var);
   return false;
 }
 
 const Expr *Vocabulary::rankOutputArgument(const CallExpr &Call) const {
+  return queriedOutputArgument(RankFunctions, Call);
+}
+
+//===----------------------------------------------------------------------===//
+// World-size sources
+//===----------------------------------------------------------------------===//
+
+bool Vocabulary::returnsWorldSize(const CallExpr &Call) const {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier())
-    return nullptr;
-  for (const RankFunction &R : RankFunctions)
-    if (R.OutputArgument >= 0 &&
-        static_cast<unsigned>(R.OutputArgument) < Call.getNumArgs() &&
-        R.Name.matches(*FD))
-      return Call.getArg(R.OutputArgument);
-  return nullptr;
+    return false;
+  if (returnsQueried(WorldSizeFunctions, *FD))
+    return true;
+  // getenv("WORLD_SIZE"), and configuration readers handed the same name
+  // (`env_int("WORLD_SIZE", 1)`): the value is the launcher's world size.
+  if (FD->getReturnType()->isVoidType())
+    return false;
+  if (std::optional<llvm::StringRef> Var = stringArgument(Call, 0))
+    return llvm::is_contained(WorldSizeEnvironmentVariables, *Var);
+  return false;
+}
+
+const Expr *Vocabulary::worldSizeOutputArgument(const CallExpr &Call) const {
+  return queriedOutputArgument(WorldSizeFunctions, Call);
 }
 
 bool Vocabulary::isRankName(const NamedDecl &D) const {
@@ -842,25 +1306,6 @@ bool Vocabulary::readsRankEnvironment(const CallExpr &Call) const {
   return false;
 }
 
-bool Vocabulary::isCommunicatorType(QualType T) {
-  if (T.isNull())
-    return false;
-  if (processGroupOfHandle(T))
-    return true;
-  T = T.getNonReferenceType();
-  for (QualType Sugar = T;;) {
-    const auto *TT = Sugar->getAs<TypedefType>();
-    if (!TT)
-      break;
-    llvm::StringRef Name = TT->getDecl()->getName();
-    if (Name == "MPI_Comm" || Name == "ncclComm_t")
-      return true;
-    Sugar = TT->getDecl()->getUnderlyingType();
-  }
-  const CXXRecordDecl *RD = pointeeRecord(T);
-  return RD && qualifiedName(*RD) == "boost::mpi::communicator";
-}
-
 //===----------------------------------------------------------------------===//
 // Tensors
 //===----------------------------------------------------------------------===//
@@ -914,13 +1359,6 @@ bool Vocabulary::mentionsRank(const Stmt *S) const {
 //===----------------------------------------------------------------------===//
 // Steps, pending work and gradient hooks
 //===----------------------------------------------------------------------===//
-
-bool Vocabulary::isOptimizerStep(const CallExpr &Call) {
-  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
-  const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
-  return MD && MD->getDeclName().isIdentifier() && MD->getName() == "step" &&
-         isSameOrDerivedFrom(*MD->getParent(), "torch::optim::Optimizer");
-}
 
 const Expr *Vocabulary::gradientHook(const CallExpr &Call) {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
@@ -1045,17 +1483,7 @@ bool Vocabulary::isDistributedSampler(const CXXRecordDecl &RD) {
 }
 
 bool Vocabulary::isShufflingSampler(const CXXRecordDecl &RD) const {
-  if (ShufflingSamplers.matches(RD))
-    return true;
-  const CXXRecordDecl *Def = RD.getDefinition();
-  if (!Def)
-    return false;
-  bool Found = false;
-  Def->forallBases([&](const CXXRecordDecl *Base) {
-    Found = ShufflingSamplers.matches(*Base);
-    return !Found;
-  });
-  return Found;
+  return matchesSelfOrBase(ShufflingSamplers, RD);
 }
 
 bool Vocabulary::isDataLoaderClass(const CXXRecordDecl &RD) {

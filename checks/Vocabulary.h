@@ -79,6 +79,15 @@ llvm::StringRef collectiveApiName(CollectiveApi A);
 
 enum class ParameterCollection { Parameters, NamedParameters };
 
+/// The operation of a reducing collective.
+enum class ReduceOpKind {
+  Sum,              // SUM / MPI_SUM / ncclSum / std::plus: the default
+  Average,          // ReduceOp::AVG / ncclAvg
+  PreMultipliedSum, // PREMUL_SUM: each input scaled first (by 1/N for a mean)
+  Other,            // MAX, MIN, PRODUCT, bitwise ...
+  Unknown,          // not visible here (an options parameter, a user functor)
+};
+
 class Vocabulary {
 public:
   explicit Vocabulary(ClangTidyCheck::OptionsView &Options);
@@ -139,6 +148,20 @@ public:
   /// `p` or `p.value()` (named_parameters items).
   static const VarDecl *parameterTensorVariable(const Expr *E);
 
+  // --- Training steps ----------------------------------------------------
+  /// For `loss.backward()` (Tensor::backward) and
+  /// `torch::autograd::backward({loss})`: the tensor (or tensor list)
+  /// back-propagated. Null for other calls.
+  static const Expr *backwardRoot(const CallExpr &Call);
+  /// A class named in `OptimizerTypes` (by default torch::optim::Optimizer)
+  /// or derived from one.
+  bool isOptimizerClass(const CXXRecordDecl &RD) const;
+  /// `optimizer.step()` / `optimizer->step(closure)` on an optimizer.
+  bool isOptimizerStep(const CallExpr &Call) const;
+  /// The closure handed to an optimizer step (`step([&] { ...; return loss;
+  /// })`, or a variable holding one), null when it is absent or nullptr.
+  const Expr *optimizerStepClosure(const CallExpr &Call) const;
+
   // --- Collectives and process groups -----------------------------------
   std::optional<CollectiveInfo> classifyCollective(const CallExpr &Call) const;
   /// A type holding an asynchronous collective's handle: c10d `Work`
@@ -147,6 +170,13 @@ public:
   static bool isWorkType(QualType T);
   /// `work->wait()`, `MPI_Wait(&req, ...)`, `MPI_Waitall(...)`.
   static bool isWaitCall(const CallExpr &Call);
+  /// The operation a reducing collective applies (AllReduce, Reduce,
+  /// ReduceScatter); nullopt for the other collectives. \p Scope is the
+  /// function body searched for the options variable's assignments
+  /// (`opts.reduceOp = ReduceOp::AVG`) and for an NCCL pre-multiplied sum
+  /// op created by `ncclRedOpCreatePreMulSum(&op, ...)`.
+  std::optional<ReduceOpKind> reduceOp(const CallExpr &Call, const Stmt *Scope,
+                                       const ASTContext &Context) const;
   /// c10d process groups and backends (1.x `ProcessGroup`, 2.x `Backend`).
   static bool isProcessGroupClass(const CXXRecordDecl &RD);
   /// The process-group class behind a handle (object, reference, pointer,
@@ -179,6 +209,36 @@ public:
   /// variable, a rank-named variable, field or function, or a local
   /// initialised from one of those.
   bool mentionsRank(const Stmt *S) const;
+
+  // --- World-size sources -----------------------------------------------
+  /// A call whose value is the world size (`pg->getSize()`, `comm.size()`,
+  /// `std::getenv("WORLD_SIZE")`, or a configuration reader given that
+  /// variable's name: `env_int("WORLD_SIZE", 1)`).
+  bool returnsWorldSize(const CallExpr &Call) const;
+  /// For world-size queries that write through a pointer
+  /// (`MPI_Comm_size(c, &size)`), the argument written; null otherwise.
+  const Expr *worldSizeOutputArgument(const CallExpr &Call) const;
+
+  // --- Gradient sync helpers --------------------------------------------
+  /// A function named in `GradientSyncFunctions`: it synchronises the
+  /// gradients (all-reduces and averages them), wherever its body is.
+  bool isGradientSyncFunction(const FunctionDecl &FD) const {
+    return GradientSyncFunctions.matches(FD);
+  }
+  /// The same test on a name alone, for calls left unresolved in templates.
+  bool isGradientSyncName(llvm::StringRef Name) const {
+    return GradientSyncFunctions.matchesName(Name, Name);
+  }
+
+  // --- Communicators and gradient hooks ---------------------------------
+  /// For `t.register_hook(fn)` and `grad_accumulator(p)->add_post_hook(h)`
+  /// (or add_pre_hook): the callable registered, which autograd runs during
+  /// backward(). Null for other calls.
+  static const Expr *gradientHookCallback(const CallExpr &Call);
+  /// The static `backward` of a custom autograd function
+  /// (`struct F : torch::autograd::Function<F>`): autograd runs it during
+  /// backward(), with the gradients flowing back.
+  static bool isCustomFunctionBackward(const FunctionDecl &FD);
 
   // --- Data-parallel wrappers -------------------------------------------
   bool isWrapperClass(const CXXRecordDecl &RD) const;
@@ -223,8 +283,6 @@ public:
   static const CXXRecordDecl *samplerOfLoaderType(QualType T);
 
   // --- Steps, pending work and gradient hooks ---------------------------
-  /// `optimizer.step()` on a `torch::optim::Optimizer` (or a subclass).
-  static bool isOptimizerStep(const CallExpr &Call);
   /// For `t.register_hook(fn)` on a tensor: the hook, which runs with the
   /// tensor's gradient; null otherwise.
   static const Expr *gradientHook(const CallExpr &Call);
@@ -247,9 +305,11 @@ private:
     NameList Name;
     CollectiveKind Kind;
   };
-  struct RankFunction {
+  /// A function returning a rank or the world size, or writing it through
+  /// an argument (`name@N`).
+  struct QueryFunction {
     NameList Name;
-    int OutputArgument; // -1: the rank is the return value
+    int OutputArgument; // -1: the value is returned
   };
 
   NameList WrapperTypes;
@@ -257,10 +317,16 @@ private:
   std::string CollectiveFunctionsSpec;
   std::vector<ConfiguredCollective> ConfiguredCollectives;
   std::string RankFunctionsSpec;
-  std::vector<RankFunction> RankFunctions;
+  std::vector<QueryFunction> RankFunctions;
   std::string RankEnvironmentVariablesSpec;
   std::vector<std::string> RankEnvironmentVariables;
   NameList RankVariables;
+  std::string WorldSizeFunctionsSpec;
+  std::vector<QueryFunction> WorldSizeFunctions;
+  std::string WorldSizeEnvironmentVariablesSpec;
+  std::vector<std::string> WorldSizeEnvironmentVariables;
+  NameList OptimizerTypes;
+  NameList GradientSyncFunctions;
   NameList ShufflingSamplers;
 };
 
@@ -270,6 +336,19 @@ private:
 /// which object an expression denotes (`std::move`, materialised
 /// temporaries, cleanups, constructor copies).
 const Expr *stripObjectWrappers(const Expr *E);
+/// A declaration's identifier, or "" for operators, constructors and the
+/// like.
+inline llvm::StringRef identifierName(const NamedDecl *D) {
+  return D && D->getDeclName().isIdentifier() ? D->getName() : "";
+}
+/// Whether \p Name, lowercased, contains one of \p Parts (lowercase): the
+/// name heuristics for code the vocabulary cannot resolve.
+bool nameContainsAny(llvm::StringRef Name,
+                     llvm::ArrayRef<llvm::StringLiteral> Parts);
+/// The record a (smart) pointer or reference type points to: strips
+/// references, raw pointers and std::shared_ptr / std::unique_ptr /
+/// c10::intrusive_ptr.
+const CXXRecordDecl *pointeeRecord(QualType T);
 /// The variable or field an expression names after stripObjectWrappers
 /// (`x`, `this->x_`, `x_`), or null.
 const ValueDecl *referencedDecl(const Expr *E);
@@ -299,6 +378,12 @@ AST_MATCHER(CallExpr, isParameterCollection) {
   return Vocabulary::parameterCollection(Node).has_value();
 }
 AST_MATCHER(CallExpr, isGradAccess) { return Vocabulary::isGradAccess(Node); }
+AST_MATCHER(CallExpr, isBackward) {
+  return Vocabulary::backwardRoot(Node) != nullptr;
+}
+AST_MATCHER_P(CallExpr, isOptimizerStep, const Vocabulary *, Vocab) {
+  return Vocab->isOptimizerStep(Node);
+}
 AST_MATCHER_P(CXXRecordDecl, isWrapper, const Vocabulary *, Vocab) {
   return Vocab->isWrapperClass(Node);
 }

@@ -48,25 +48,38 @@ Reachability::locate(const Stmt *S) const {
   return std::nullopt;
 }
 
+void Reachability::executing(const Stmt *S, llvm::DenseSet<Position> &Out) const {
+  auto It = Index.find(S);
+  if (It != Index.end()) {
+    Out.insert(It->second);
+    return;
+  }
+  // A compound statement: every element inside it.
+  size_t Before = Out.size();
+  llvm::SmallVector<const Stmt *, 16> Work(S->child_begin(), S->child_end());
+  while (!Work.empty()) {
+    const Stmt *Part = Work.pop_back_val();
+    if (!Part)
+      continue;
+    auto Found = Index.find(Part);
+    if (Found != Index.end())
+      Out.insert(Found->second);
+    Work.append(Part->child_begin(), Part->child_end());
+  }
+  if (Out.size() == Before)
+    if (std::optional<Position> P = locate(S))
+      Out.insert(*P);
+}
+
 bool Reachability::reachable(const Stmt *From, const Stmt *To,
                              llvm::ArrayRef<const Stmt *> Avoid) const {
   if (!Cfg)
     return false;
   std::optional<Position> Start = locate(From);
   std::optional<Position> Target = locate(To);
-  return Start && Target && search(*Start, *Target, Avoid);
-}
-
-bool Reachability::reachableFromEntry(const Stmt *To,
-                                      llvm::ArrayRef<const Stmt *> Avoid) const {
-  if (!Cfg)
+  if (!Start || !Target)
     return false;
-  std::optional<Position> Target = locate(To);
-  // The entry block holds no elements: start "after" its last one.
-  const CFGBlock &Entry = Cfg->getEntry();
-  return Target &&
-         search({&Entry, static_cast<unsigned>(Entry.size()) - 1}, *Target,
-                Avoid);
+  return search(Start, Target, Avoid);
 }
 
 bool Reachability::reachesExit(const Stmt *From,
@@ -74,47 +87,52 @@ bool Reachability::reachesExit(const Stmt *From,
   if (!Cfg)
     return false;
   std::optional<Position> Start = locate(From);
-  return Start && search(*Start, std::nullopt, Avoid);
+  return Start && search(Start, std::nullopt, Avoid);
 }
 
-bool Reachability::search(Position Start, std::optional<Position> Target,
-                          llvm::ArrayRef<const Stmt *> Avoid) const {
-  llvm::SmallVector<Position, 4> Blocked;
-  for (const Stmt *A : Avoid)
-    if (std::optional<Position> P = locate(A))
-      Blocked.push_back(*P);
-  auto IsBlocked = [&](const CFGBlock *B, unsigned I) {
-    for (const Position &P : Blocked)
-      if (P.first == B && P.second == I)
-        return true;
+bool Reachability::reachableFromEntry(const Stmt *To,
+                                      llvm::ArrayRef<const Stmt *> Avoid) const {
+  if (!Cfg)
     return false;
-  };
+  std::optional<Position> Target = locate(To);
+  return Target && search(std::nullopt, Target, Avoid);
+}
+
+bool Reachability::search(std::optional<Position> Start,
+                          std::optional<Position> Target,
+                          llvm::ArrayRef<const Stmt *> Avoid) const {
+  llvm::DenseSet<Position> Blocked;
+  for (const Stmt *A : Avoid)
+    if (A)
+      executing(A, Blocked);
+  const CFGBlock *Exit = &Cfg->getExit();
 
   // Scans block B from element I on; true when the target is met before a
   // blocked element, and sets Open when the end of the block is reached.
   auto Scan = [&](const CFGBlock *B, unsigned I, bool &Open) {
     Open = false;
-    if (!Target && B == &Cfg->getExit())
+    if (!Target && B == Exit)
       return true;
     for (unsigned N = B->size(); I < N; ++I) {
       if (Target && B == Target->first && I == Target->second)
         return true;
-      if (IsBlocked(B, I))
+      if (Blocked.contains({B, I}))
         return false;
     }
     Open = true;
     return false;
   };
 
+  const CFGBlock *First = Start ? Start->first : &Cfg->getEntry();
   bool Open = false;
-  if (Scan(Start.first, Start.second + 1, Open))
+  if (Scan(First, Start ? Start->second + 1 : 0, Open))
     return true;
   if (!Open)
     return false;
 
   llvm::DenseSet<const CFGBlock *> Seen;
   llvm::SmallVector<const CFGBlock *, 16> Work;
-  for (const CFGBlock::AdjacentBlock &Succ : Start.first->succs())
+  for (const CFGBlock::AdjacentBlock &Succ : First->succs())
     if (const CFGBlock *B = Succ.getReachableBlock())
       Work.push_back(B);
   while (!Work.empty()) {

@@ -15,6 +15,7 @@
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <memory>
 #include <optional>
@@ -35,18 +36,24 @@ public:
   /// Whether \p To can execute after \p From on some path that executes none
   /// of \p Avoid in between. When \p From and \p To are the same statement,
   /// this asks whether it can execute again (it lies on a cycle).
+  ///
+  /// A statement of \p Avoid that the CFG does not evaluate as one element
+  /// (an `if`, a loop, a block) is executed when any part of it is: a path
+  /// that enters it is blocked. So a loop over the parameters that averages
+  /// each gradient can be avoided as a whole, although its body may run zero
+  /// times.
   bool reachable(const Stmt *From, const Stmt *To,
                  llvm::ArrayRef<const Stmt *> Avoid = {}) const;
+
+  /// Whether the function can return after \p From without executing any of
+  /// \p Avoid in between.
+  bool reachesExit(const Stmt *From,
+                   llvm::ArrayRef<const Stmt *> Avoid = {}) const;
 
   /// Whether \p To can execute on some path from the function's entry that
   /// executes none of \p Avoid before it.
   bool reachableFromEntry(const Stmt *To,
                           llvm::ArrayRef<const Stmt *> Avoid = {}) const;
-
-  /// Whether the function can return (or run off its end) after \p From on
-  /// a path that executes none of \p Avoid.
-  bool reachesExit(const Stmt *From,
-                   llvm::ArrayRef<const Stmt *> Avoid = {}) const;
 
   /// Whether \p S lies on a cycle of the CFG that avoids \p Avoid.
   bool repeats(const Stmt *S, llvm::ArrayRef<const Stmt *> Avoid = {}) const {
@@ -57,9 +64,12 @@ private:
   using Position = std::pair<const CFGBlock *, unsigned>;
   /// The CFG element that evaluates \p S, or the closest enclosing one.
   std::optional<Position> locate(const Stmt *S) const;
-  /// Searches forward from element \p Start (exclusive) for \p Target, or
-  /// for the exit block when \p Target is none.
-  bool search(Position Start, std::optional<Position> Target,
+  /// The elements that execute \p S: its own, else those of its parts, else
+  /// the closest enclosing one.
+  void executing(const Stmt *S, llvm::DenseSet<Position> &Out) const;
+  /// The search behind the public queries: from \p Start (the entry when
+  /// absent) to \p Target (the exit when absent).
+  bool search(std::optional<Position> Start, std::optional<Position> Target,
               llvm::ArrayRef<const Stmt *> Avoid) const;
 
   ASTContext &Context;

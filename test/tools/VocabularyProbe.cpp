@@ -43,6 +43,7 @@ public:
   }
 
   void check(const MatchFinder::MatchResult &Result) override {
+    Context = Result.Context;
     if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>("call"))
       probeCall(*Call);
     if (const auto *Var = Result.Nodes.getNodeAs<DeclaratorDecl>("var"))
@@ -93,7 +94,7 @@ private:
     }
     if (Vocabulary::isWaitCall(Call))
       diag(Loc, "wait");
-    if (Vocabulary::isOptimizerStep(Call))
+    if (Vocab.isOptimizerStep(Call))
       diag(Loc, "optimizer step");
     if (Vocabulary::gradientHook(Call))
       diag(Loc, "gradient hook registered");
@@ -101,6 +102,22 @@ private:
       diag(Loc, *Open ? "coalescing starts" : "coalescing ends");
     if (const Expr *Request = Vocab.requestArgument(Call))
       diag(Request->getExprLoc(), "request written here");
+    if (std::optional<ReduceOpKind> Op =
+            Vocab.reduceOp(Call, enclosingBody(Call), *Context))
+      diag(Loc, "reduce op %0") << reduceOpName(*Op);
+    if (Vocab.returnsWorldSize(Call))
+      diag(Loc, "world size query");
+    if (const Expr *Out = Vocab.worldSizeOutputArgument(Call))
+      diag(Out->getExprLoc(), "world size written here");
+    if (Vocabulary::backwardRoot(Call))
+      diag(Loc, "backward");
+    if (Vocab.isOptimizerStep(Call))
+      diag(Loc, "optimizer step%select{| with a closure}0")
+          << (Vocab.optimizerStepClosure(Call) != nullptr);
+    if (Vocabulary::gradientHookCallback(Call))
+      diag(Loc, "gradient hook");
+    if (Call.getDirectCallee() && Vocab.isGradientSyncFunction(*Call.getDirectCallee()))
+      diag(Loc, "gradient sync function");
     if (isa<CXXMemberCallExpr>(Call) && Vocab.innerModuleAccessBase(&Call))
       diag(Loc, "inner module access");
     if (const Expr *Sampler = Vocabulary::copiedSamplerArgument(Call))
@@ -118,6 +135,8 @@ private:
       diag(Loc, "%0 is a module handle (%1)") << &D << M;
     if (Vocabulary::processGroupOfHandle(T))
       diag(Loc, "%0 is a c10d process group") << &D;
+    else if (Vocabulary::isCommunicatorType(T))
+      diag(Loc, "%0 is a communicator") << &D;
     if (Vocabulary::isWorkType(T))
       diag(Loc, "%0 holds pending work") << &D;
     if (const CXXRecordDecl *S = Vocabulary::samplerOfLoaderType(T))
@@ -135,9 +154,40 @@ private:
       diag(RD.getLocation(), "module class %0") << &RD;
     if (Vocabulary::isProcessGroupClass(RD))
       diag(RD.getLocation(), "process group class %0") << &RD;
+    if (Vocab.isOptimizerClass(RD))
+      diag(RD.getLocation(), "optimizer class %0") << &RD;
+  }
+
+  static llvm::StringRef reduceOpName(ReduceOpKind Op) {
+    switch (Op) {
+    case ReduceOpKind::Sum: return "sum";
+    case ReduceOpKind::Average: return "average";
+    case ReduceOpKind::PreMultipliedSum: return "premultiplied sum";
+    case ReduceOpKind::Other: return "other";
+    case ReduceOpKind::Unknown: break;
+    }
+    return "unknown";
+  }
+
+  /// The body of the function a call is written in (where an options
+  /// variable's assignments are looked up).
+  const Stmt *enclosingBody(const Stmt &S) const {
+    DynTypedNode Node = DynTypedNode::create(S);
+    for (unsigned Depth = 0; Depth < 64; ++Depth) {
+      DynTypedNodeList Parents = Context->getParents(Node);
+      if (Parents.empty())
+        return nullptr;
+      Node = Parents[0];
+      if (const auto *FD = Node.get<FunctionDecl>())
+        return FD->getBody();
+      if (const auto *Lambda = Node.get<LambdaExpr>())
+        return Lambda->getBody();
+    }
+    return nullptr;
   }
 
   const Vocabulary Vocab;
+  ASTContext *Context = nullptr;
 };
 
 class ProbeModule : public ClangTidyModule {

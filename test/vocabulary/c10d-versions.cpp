@@ -17,6 +17,7 @@ void sync(c10d::ProcessGroup &pg, std::vector<torch::Tensor> &grads) {
   auto work = pg.allreduce(grads);
 // CHECK: :[[@LINE-1]]:8: warning: 'work' holds pending work [probe-vocabulary]
 // CHECK: :[[@LINE-2]]:18: warning: collective allreduce (c10d, asynchronous) [probe-vocabulary]
+// CHECK: :[[@LINE-3]]:18: warning: reduce op sum [probe-vocabulary]
   work->wait();
 // CHECK: :[[@LINE-1]]:9: warning: wait [probe-vocabulary]
   int rank = pg.getRank();
@@ -29,7 +30,8 @@ void backend(c10d::Backend &backend, std::vector<torch::Tensor> &grads) {
 // V2: :[[@LINE-1]]:29: warning: 'backend' is a c10d process group [probe-vocabulary]
   backend.allreduce(grads)->wait();
 // V2: :[[@LINE-1]]:11: warning: collective allreduce (c10d, asynchronous) [probe-vocabulary]
-// V2: :[[@LINE-2]]:29: warning: wait [probe-vocabulary]
+// V2: :[[@LINE-2]]:11: warning: reduce op sum [probe-vocabulary]
+// V2: :[[@LINE-3]]:29: warning: wait [probe-vocabulary]
   int rank = backend.getRank();
 // V2: :[[@LINE-1]]:22: warning: rank query [probe-vocabulary]
   (void)rank;

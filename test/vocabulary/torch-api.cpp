@@ -69,18 +69,22 @@ void collectives(c10d::ProcessGroupGloo &gloo,
   const char *env_rank = std::getenv("RANK");
 // CHECK: :[[@LINE-1]]:26: warning: rank query [probe-vocabulary]
   const char *world = std::getenv("WORLD_SIZE");
+// CHECK: :[[@LINE-1]]:23: warning: world size query [probe-vocabulary]
   c10::intrusive_ptr<c10d::Work> work = pg->allreduce(tensors);
 // CHECK: :[[@LINE-1]]:34: warning: 'work' holds pending work [probe-vocabulary]
 // CHECK: :[[@LINE-2]]:45: warning: collective allreduce (c10d, asynchronous) [probe-vocabulary]
+// CHECK: :[[@LINE-3]]:45: warning: reduce op sum [probe-vocabulary]
   work->wait();
 // CHECK: :[[@LINE-1]]:9: warning: wait [probe-vocabulary]
   c10d::AllreduceOptions opts;
   opts.reduceOp = c10d::ReduceOp::SUM;
   gloo.allreduce(tensors, opts)->wait();
 // CHECK: :[[@LINE-1]]:8: warning: collective allreduce (c10d, asynchronous) [probe-vocabulary]
-// CHECK: :[[@LINE-2]]:34: warning: wait [probe-vocabulary]
+// CHECK: :[[@LINE-2]]:8: warning: reduce op sum [probe-vocabulary]
+// CHECK: :[[@LINE-3]]:34: warning: wait [probe-vocabulary]
   pg->allreduce_coalesced(tensors);
 // CHECK: :[[@LINE-1]]:7: warning: collective allreduce (c10d, asynchronous) [probe-vocabulary]
+// CHECK: :[[@LINE-2]]:7: warning: reduce op sum [probe-vocabulary]
   pg->broadcast(tensors)->wait();
 // CHECK: :[[@LINE-1]]:7: warning: collective broadcast (c10d, asynchronous) [probe-vocabulary]
 // CHECK: :[[@LINE-2]]:27: warning: wait [probe-vocabulary]
@@ -89,6 +93,7 @@ void collectives(c10d::ProcessGroupGloo &gloo,
 // CHECK: :[[@LINE-1]]:7: warning: collective allgather (c10d, asynchronous) [probe-vocabulary]
   pg->reduce(tensors);
 // CHECK: :[[@LINE-1]]:7: warning: collective reduce (c10d, asynchronous) [probe-vocabulary]
+// CHECK: :[[@LINE-2]]:7: warning: reduce op sum [probe-vocabulary]
   pg->barrier();
 // CHECK: :[[@LINE-1]]:7: warning: collective barrier (c10d, asynchronous) [probe-vocabulary]
   (void)rank, (void)env_rank, (void)world;

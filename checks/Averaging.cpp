@@ -1,0 +1,360 @@
+//===--- Averaging.cpp ----------------------------------------------------===//
+
+#include "Averaging.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+constexpr unsigned MaxRounds = 6;
+constexpr unsigned MaxExprDepth = 12;
+
+/// Names programs give the number of ranks: `world`, `world_size`,
+/// `kWorldSize`, `ws`, `num_ranks`, `nprocs`, `num_gpus`, ...
+bool isWorldSizeName(llvm::StringRef Name) {
+  std::string Lower = Name.lower();
+  llvm::StringRef N(Lower);
+  N.consume_front("m_");
+  N = N.trim('_');
+  if (llvm::StringSwitch<bool>(N)
+          .Cases("ws", "nranks", "n_ranks", "num_ranks", "numranks", true)
+          .Cases("nproc", "nprocs", "n_procs", "num_procs", "numprocs", true)
+          .Cases("num_processes", "nprocesses", "comm_size", "commsize", true)
+          .Cases("num_replicas", "numreplicas", "replicas", true)
+          .Cases("ngpus", "n_gpus", "num_gpus", "numgpus", true)
+          .Default(false))
+    return true;
+  // world, world_size, kWorldSize; not world_rank.
+  return N.contains("world") && !N.contains("rank");
+}
+
+/// Sees through parentheses, casts and conversions: a world size handed to
+/// `div_` arrives as a `c10::Scalar` built from it.
+const Expr *strip(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < MaxExprDepth; ++Depth) {
+    E = stripObjectWrappers(E)->IgnoreParenCasts();
+    const auto *Ctor = dyn_cast<CXXConstructExpr>(E);
+    if (!Ctor || Ctor->getNumArgs() != 1 || isa<CXXTemporaryObjectExpr>(Ctor))
+      return E;
+    E = Ctor->getArg(0);
+  }
+  return E;
+}
+
+bool isOptimizerOptions(const CXXRecordDecl *RD) {
+  if (!RD || !RD->hasDefinition())
+    return false;
+  std::string Name = RD->getQualifiedNameAsString();
+  if (llvm::StringRef(Name).startswith("torch::optim::") &&
+      llvm::StringRef(Name).endswith("Options"))
+    return true;
+  return llvm::any_of(RD->bases(), [](const CXXBaseSpecifier &Base) {
+    return isOptimizerOptions(Base.getType()->getAsCXXRecordDecl());
+  });
+}
+
+} // namespace
+
+Averaging::Averaging(const GradientModel &Model) : Model(Model) {
+  findWorldSizeDecls();
+  findScaledLearningRates();
+  findAveragingUnits();
+}
+
+bool Averaging::isWorldSize(const Expr *E) const {
+  for (unsigned Depth = 0; E && Depth < MaxExprDepth; ++Depth) {
+    E = strip(E);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return WorldSizeDecls.contains(DRE->getDecl()) ||
+             (!isa<FunctionDecl>(DRE->getDecl()) &&
+              isWorldSizeName(identifierName(DRE->getDecl())));
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return isa<FieldDecl>(ME->getMemberDecl()) &&
+             (WorldSizeDecls.contains(ME->getMemberDecl()) ||
+              isWorldSizeName(identifierName(ME->getMemberDecl())));
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+      // world * accumulation_steps: averaging over ranks and micro-batches.
+      if (Binary->getOpcode() != BO_Mul)
+        return false;
+      return isWorldSize(Binary->getLHS()) || isWorldSize(Binary->getRHS());
+    }
+    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E))
+      return isWorldSize(Cond->getTrueExpr()) || isWorldSize(Cond->getFalseExpr());
+    const auto *Call = dyn_cast<CallExpr>(E);
+    if (!Call)
+      return false;
+    if (Model.vocabulary().returnsWorldSize(*Call))
+      return true;
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD)
+      return false;
+    if (const CodeUnit *Callee = Model.calleeUnit(*Call))
+      if (WorldSizeDecls.contains(Callee->Function))
+        return true;
+    llvm::StringRef Name = identifierName(FD);
+    if (isWorldSizeName(Name))
+      return true; // get_world_size(), ctx.world_size()
+    // A framework communicator's size: `comm.size()`, `group->getSize()`.
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+        MD && GradientModel::looksLikeCommunicator(MD->getParent()) &&
+        llvm::StringSwitch<bool>(Name.lower())
+            .Cases("size", "getsize", "get_size", "nranks", "num_ranks", true)
+            .Default(false))
+      return true;
+    // torch::tensor(ws), std::max(ws, 1), static_cast through a helper.
+    if (Name == "tensor" || Name == "scalar_tensor" || Name == "full" ||
+        Name == "max" || Name == "min")
+      return llvm::any_of(Call->arguments(),
+                          [&](const Expr *Arg) { return isWorldSize(Arg); });
+    return false;
+  }
+  return false;
+}
+
+bool Averaging::isPerRank(const Expr *E) const {
+  for (unsigned Depth = 0; E && Depth < MaxExprDepth; ++Depth) {
+    E = strip(E);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return PerRankDecls.contains(DRE->getDecl());
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return PerRankDecls.contains(ME->getMemberDecl());
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+      if (Binary->getOpcode() == BO_Div)
+        return isWorldSize(Binary->getRHS());
+      if (Binary->getOpcode() == BO_Mul)
+        return isPerRank(Binary->getLHS()) || isPerRank(Binary->getRHS());
+      return false;
+    }
+    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E))
+      return isPerRank(Cond->getTrueExpr()) || isPerRank(Cond->getFalseExpr());
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (Op->getOperator() == OO_Slash && Op->getNumArgs() == 2)
+        return isWorldSize(Op->getArg(1));
+      if (Op->getOperator() == OO_Star && Op->getNumArgs() == 2)
+        return isPerRank(Op->getArg(0)) || isPerRank(Op->getArg(1));
+      return false;
+    }
+    const auto *Call = dyn_cast<CallExpr>(E);
+    if (!Call)
+      return false;
+    if (const CodeUnit *Callee = Model.calleeUnit(*Call))
+      if (PerRankDecls.contains(Callee->Function))
+        return true;
+    llvm::StringRef Name = identifierName(Call->getDirectCallee());
+    if (Name == "tensor" || Name == "scalar_tensor" || Name == "full")
+      return llvm::any_of(Call->arguments(),
+                          [&](const Expr *Arg) { return isPerRank(Arg); });
+    return false;
+  }
+  return false;
+}
+
+const Expr *Averaging::averagedTensor(const Expr *E) const {
+  auto IsDivision = [](llvm::StringRef Name) {
+    return llvm::StringSwitch<bool>(Name)
+        .Cases("div", "div_", "divide", "divide_", "true_divide",
+               "true_divide_", true)
+        .Cases("_foreach_div", "_foreach_div_", true)
+        .Default(false);
+  };
+  auto IsProduct = [](llvm::StringRef Name) {
+    return llvm::StringSwitch<bool>(Name)
+        .Cases("mul", "mul_", "multiply", "multiply_", "_foreach_mul",
+               "_foreach_mul_", true)
+        .Default(false);
+  };
+  // T / ws, T * (1 / ws), (1 / ws) * T.
+  auto Scaled = [&](bool Divides, const Expr *Tensor,
+                    const Expr *Factor) -> const Expr * {
+    if (Divides ? isWorldSize(Factor) : isPerRank(Factor))
+      return Tensor;
+    return nullptr;
+  };
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    llvm::StringRef Name = identifierName(Member->getMethodDecl());
+    if (Member->getNumArgs() >= 1 && (IsDivision(Name) || IsProduct(Name)))
+      return Scaled(IsDivision(Name), Member->getImplicitObjectArgument(),
+                    Member->getArg(0));
+    return nullptr;
+  }
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (Op->getNumArgs() != 2)
+      return nullptr;
+    OverloadedOperatorKind K = Op->getOperator();
+    if (K == OO_Slash || K == OO_SlashEqual)
+      return Scaled(true, Op->getArg(0), Op->getArg(1));
+    if (K == OO_Star || K == OO_StarEqual) {
+      if (const Expr *T = Scaled(false, Op->getArg(0), Op->getArg(1)))
+        return T;
+      return K == OO_Star ? Scaled(false, Op->getArg(1), Op->getArg(0)) : nullptr;
+    }
+    return nullptr;
+  }
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    BinaryOperatorKind K = Binary->getOpcode();
+    if (K == BO_Div || K == BO_DivAssign)
+      return Scaled(true, Binary->getLHS(), Binary->getRHS());
+    if (K == BO_Mul || K == BO_MulAssign) {
+      if (const Expr *T = Scaled(false, Binary->getLHS(), Binary->getRHS()))
+        return T;
+      return K == BO_Mul ? Scaled(false, Binary->getRHS(), Binary->getLHS())
+                         : nullptr;
+    }
+    return nullptr;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    llvm::StringRef Name = identifierName(Call->getDirectCallee());
+    if (Call->getNumArgs() >= 2 && (IsDivision(Name) || IsProduct(Name)))
+      return Scaled(IsDivision(Name), Call->getArg(0), Call->getArg(1));
+  }
+  return nullptr;
+}
+
+llvm::SmallVector<const Stmt *, 4>
+Averaging::gradientAverages(const CodeUnit &U) const {
+  llvm::SmallVector<const Stmt *, 4> Out;
+  for (const Stmt *S : U.Stmts) {
+    const auto *E = dyn_cast<Expr>(S);
+    if (!E)
+      continue;
+    if (const Expr *Tensor = averagedTensor(E)) {
+      if (Model.role(U, Tensor) & GradientRole)
+        Out.push_back(S);
+    } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      // A function that averages, defined here; or one defined elsewhere
+      // handed the gradients (or the model) and 1 / world size:
+      // `scale_gradients(model, 1.0 / ws)`.
+      if (AveragingUnits.contains(Model.calleeUnit(*Call)) ||
+          (Model.isOpaqueUserFunction(Call->getDirectCallee()) &&
+           llvm::any_of(Call->arguments(),
+                        [&](const Expr *Arg) {
+                          return isPerRank(Arg) || isWorldSize(Arg);
+                        }) &&
+           llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+             return (Model.role(U, Arg) & GradientRole) ||
+                    Vocabulary::moduleClassOfHandle(Arg->getType());
+           })))
+        Out.push_back(S);
+    }
+  }
+  return Out;
+}
+
+void Averaging::findAveragingUnits() {
+  for (unsigned Round = 0; Round < MaxRounds; ++Round) {
+    bool Changed = false;
+    for (const auto &U : Model.units())
+      if (!AveragingUnits.contains(U.get()) && !gradientAverages(*U).empty())
+        Changed |= AveragingUnits.insert(U.get()).second;
+    if (!Changed)
+      break;
+  }
+}
+
+bool Averaging::containsAverage(const Stmt *S) const {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *E = dyn_cast<Expr>(S); E && averagedTensor(E))
+    return true;
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *Child) { return containsAverage(Child); });
+}
+
+bool Averaging::backpropagatesAveragedLoss(const CodeUnit &U,
+                                           const CallExpr &Backward) const {
+  const Expr *Loss = Vocabulary::backwardRoot(Backward);
+  if (!Loss)
+    return false;
+  // (loss / ws).backward(), torch::autograd::backward({loss / ws})
+  if (containsAverage(Loss))
+    return true;
+  if (const auto *List = dyn_cast<InitListExpr>(strip(Loss));
+      List && List->getNumInits() > 0)
+    Loss = List->getInit(0);
+  const auto *Var = dyn_cast_or_null<VarDecl>(Model.rootDecl(Loss));
+  if (!Var)
+    return false;
+  // auto loss = criterion(output, target) / world_size;
+  if (const Expr *Init = Var->getInit(); Init && averagedTensor(strip(Init)))
+    return true;
+  // loss /= ws; loss = loss / ws; loss.div_(ws) before the backward.
+  for (const Stmt *S : U.Stmts)
+    if (const auto *E = dyn_cast<Expr>(S))
+      if (const Expr *Tensor = averagedTensor(E))
+        if (Model.rootDecl(Tensor) == Var && Model.flow(U).reachable(S, &Backward))
+          return true;
+  return false;
+}
+
+void Averaging::findWorldSizeDecls() {
+  const Vocabulary &Vocab = Model.vocabulary();
+  auto Record = [&](const ValueDecl *D, const Expr *Value) {
+    if (!D || !Value)
+      return false;
+    if (isWorldSize(Value))
+      return WorldSizeDecls.insert(D).second;
+    if (isPerRank(Value))
+      return PerRankDecls.insert(D).second;
+    return false;
+  };
+  for (unsigned Round = 0; Round < MaxRounds; ++Round) {
+    bool Changed = false;
+    for (const auto &U : Model.units()) {
+      // Trainer(pg) : world_(pg->getSize()) {}
+      if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(U->Function))
+        for (const CXXCtorInitializer *Init : Ctor->inits())
+          if (Init->isMemberInitializer())
+            Changed |= Record(Init->getMember(), Init->getInit());
+      for (const Stmt *S : U->Stmts) {
+        if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+          for (const Decl *D : DS->decls())
+            if (const auto *Var = dyn_cast<VarDecl>(D))
+              Changed |= Record(Var, Var->getInit());
+        } else if (const auto *Binary = dyn_cast<BinaryOperator>(S)) {
+          if (Binary->getOpcode() == BO_Assign)
+            Changed |= Record(Model.rootDecl(Binary->getLHS()), Binary->getRHS());
+        } else if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+          Changed |= Record(U->Function, Return->getRetValue());
+        } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+          if (const Expr *Out = Vocab.worldSizeOutputArgument(*Call))
+            if (const ValueDecl *D = handleDecl(Out))
+              Changed |= WorldSizeDecls.insert(D).second;
+          if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
+              Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+            Changed |= Record(Model.rootDecl(Op->getArg(0)), Op->getArg(1));
+          // A world size handed to a function defined here.
+          if (const CodeUnit *Callee = Model.calleeUnit(*Call))
+            for (auto [Param, Arg] : GradientModel::boundArguments(*Call, *Callee))
+              Changed |= Record(Param, Arg);
+        }
+      }
+    }
+    if (!Changed)
+      break;
+  }
+}
+
+void Averaging::findScaledLearningRates() {
+  for (const auto &U : Model.units())
+    for (const Stmt *S : U->Stmts) {
+      // SGDOptions(lr / world_size), options.lr(lr / ws), set_lr(lr / ws)
+      llvm::ArrayRef<const Expr *> Args;
+      if (const auto *Ctor = dyn_cast<CXXConstructExpr>(S)) {
+        if (isOptimizerOptions(Ctor->getConstructor()->getParent()))
+          Args = llvm::ArrayRef(Ctor->getArgs(), Ctor->getNumArgs());
+      } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
+        llvm::StringRef Name = identifierName(Member->getMethodDecl());
+        if ((Name == "lr" || Name == "set_lr") &&
+            isOptimizerOptions(Member->getMethodDecl()->getParent()))
+          Args = llvm::ArrayRef(Member->getArgs(), Member->getNumArgs());
+      }
+      if (llvm::any_of(Args, [&](const Expr *Arg) { return isPerRank(Arg); }))
+        LearningRateScaled = true;
+    }
+}
+
+} // namespace clang::tidy::ddp

@@ -1,0 +1,70 @@
+//===--- Averaging.h - world sizes, and the ways code averages gradients --===//
+//
+// ddp-unaveraged-allreduce asks whether summed gradients are divided by the
+// world size before the optimizer uses them. This recognises the values that
+// are the world size and the operations that average with them:
+//
+// - world-size values: the vocabulary's sources (`pg->getSize()`,
+//   `comm.size()`, `MPI_Comm_size(c, &n)`, `ncclCommCount`, `WORLD_SIZE`),
+//   variables, fields and parameters given one (`world`, `ws`, `num_ranks`
+//   by name too), functions returning one, and products and casts of those;
+// - averaging: `g.div_(ws)`, `g / ws`, `g /= ws`, `g.mul_(1.0 / ws)`,
+//   `g * (1.0 / ws)`, `at::_foreach_div_(grads, ws)`,
+//   `at::_foreach_mul_(grads, 1.0 / ws)`, `buffer[i] /= ws`, and assignments
+//   through `.data()` or `mutable_grad()` of such a quotient;
+// - a loss scaled by 1 / world size before backward(), and a learning rate
+//   divided by the world size in the optimizer's options.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_AVERAGING_H
+#define DDPLINT_CHECKS_AVERAGING_H
+
+#include "GradientModel.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace clang::tidy::ddp {
+
+class Averaging {
+public:
+  explicit Averaging(const GradientModel &Model);
+
+  /// Whether E's value is the world size (or a multiple of it).
+  bool isWorldSize(const Expr *E) const;
+  /// Whether E's value is a quotient by the world size (`1.0 / ws`).
+  bool isPerRank(const Expr *E) const;
+  /// When E divides a tensor by the world size (or multiplies it by
+  /// 1 / world size), the tensor expression scaled; null otherwise.
+  const Expr *averagedTensor(const Expr *E) const;
+  /// The operations in a unit that average gradients, and its calls of
+  /// functions that do.
+  llvm::SmallVector<const Stmt *, 4> gradientAverages(const CodeUnit &U) const;
+  /// Whether a backward() call back-propagates a loss scaled by
+  /// 1 / world size, which averages every gradient it produces.
+  bool backpropagatesAveragedLoss(const CodeUnit &U,
+                                  const CallExpr &Backward) const;
+  /// Whether the translation unit builds optimizer options with a learning
+  /// rate divided by the world size, which averages the update instead.
+  bool scalesLearningRate() const { return LearningRateScaled; }
+
+private:
+  void findWorldSizeDecls();
+  void findScaledLearningRates();
+  void findAveragingUnits();
+  bool containsAverage(const Stmt *S) const;
+
+  const GradientModel &Model;
+  /// Variables, fields, parameters and functions whose value is the world
+  /// size; and those whose value is a quotient by it.
+  llvm::DenseSet<const ValueDecl *> WorldSizeDecls;
+  llvm::DenseSet<const ValueDecl *> PerRankDecls;
+  /// Units that average gradients, themselves or through a call.
+  llvm::DenseSet<const CodeUnit *> AveragingUnits;
+  bool LearningRateScaled = false;
+};
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_AVERAGING_H

@@ -1,0 +1,233 @@
+//===--- GradientModel.h - how one translation unit syncs gradients -------===//
+//
+// What ddp-unsynced-gradients and ddp-unaveraged-allreduce both need to know
+// about a translation unit, computed once per unit from every function
+// defined outside system headers (lambdas are units of their own):
+//
+// - roles: which variables, fields and parameters hold gradients (`grad()`,
+//   views, copies and flattenings of gradients, vectors filled with them,
+//   their data pointers) or parameters, propagated through assignments,
+//   `push_back`, range-for loops, calls and returns;
+// - gradient syncs: a reducing collective on gradients, a wait on the Work of
+//   one, or a call of a function that does either (transitively), of a
+//   function named in `GradientSyncFunctions`, or of a function whose body is
+//   out of sight but is handed a communicator and the parameters;
+// - gradient hooks: `register_hook` / `add_post_hook` callbacks that sync, so
+//   that backward() itself syncs; and data-parallel wrappers, whose forward
+//   arms their sync unless they expose a sync method that must be called;
+// - the distributed context of each unit (a communicator, wrapper or
+//   distributed sampler in scope, a rank or world-size query, a collective),
+//   inherited by lambdas and by functions called from such a unit;
+// - the call graph, and one CFG per unit (built on demand).
+//
+// GradientModel.cpp builds the units and answers the questions;
+// GradientRoles.cpp computes the roles.
+//
+// docs/checks/ddp-unsynced-gradients.md, docs/checks/ddp-unaveraged-allreduce.md
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_GRADIENTMODEL_H
+#define DDPLINT_CHECKS_GRADIENTMODEL_H
+
+#include "Vocabulary.h"
+#include "utils/Reachability.h"
+
+#include "clang/AST/ASTContext.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clang::tidy::ddp {
+
+/// What a value holds, as far as gradient synchronisation is concerned.
+enum TensorRole : unsigned {
+  NoRole = 0,
+  GradientRole = 1,  // gradients, or views, copies, buffers of them
+  ParameterRole = 2, // parameters, or their data
+};
+
+/// One body of code: a function definition or a lambda's body.
+struct CodeUnit {
+  const FunctionDecl *Function = nullptr; // a lambda's call operator for lambdas
+  const Stmt *Body = nullptr;
+  const CodeUnit *Enclosing = nullptr; // the unit a lambda is written in
+  /// False for a template pattern whose instantiations are analysed instead.
+  bool Reported = true;
+  /// Every statement of the body, nested lambdas' bodies excluded.
+  std::vector<const Stmt *> Stmts;
+  std::vector<const CallExpr *> Calls;
+  /// The parent of each statement in Stmts (the body has none).
+  llvm::DenseMap<const Stmt *, const Stmt *> Parent;
+  /// Roles of this unit's local variables and parameters.
+  llvm::DenseMap<const ValueDecl *, unsigned> Roles;
+  /// The outermost expressions clang could not build (a call into a missing
+  /// header): they may do anything, a sync or an average included.
+  std::vector<const Stmt *> Broken;
+
+  /// Whether \p Inner is \p Outer or lies inside it.
+  bool contains(const Stmt *Outer, const Stmt *Inner) const;
+  /// The innermost statement holding both \p A and \p B (the body at most).
+  const Stmt *commonAncestor(const Stmt *A, const Stmt *B) const;
+};
+
+/// A call of a unit from another.
+struct CallSite {
+  const CodeUnit *Caller;
+  const CallExpr *Call;
+};
+
+class GradientModel {
+public:
+  /// \p Skipped: the source ranges the preprocessor skipped (`#ifdef`-gated
+  /// code), in any file.
+  GradientModel(const Vocabulary &Vocab, ASTContext &Context,
+                std::vector<SourceRange> Skipped = {});
+
+  /// Adds a function definition (and the lambdas in it) to the model.
+  void addFunction(const FunctionDecl &FD);
+  /// Computes roles, syncs, hooks and contexts; call once, after every
+  /// addFunction.
+  void build();
+
+  const std::vector<std::unique_ptr<CodeUnit>> &units() const { return Units; }
+  ASTContext &context() const { return Context; }
+  const Vocabulary &vocabulary() const { return Vocab; }
+
+  /// The unit of a function's (or its template pattern's) definition.
+  const CodeUnit *unitOf(const FunctionDecl *FD) const;
+  const CodeUnit *unitOf(const LambdaExpr *Lambda) const;
+  /// The unit a call runs, when its body is in this translation unit.
+  const CodeUnit *calleeUnit(const CallExpr &Call) const;
+  llvm::ArrayRef<CallSite> callers(const CodeUnit &U) const;
+  /// The units a callable expression denotes: a lambda (also through a local
+  /// variable), a hook object's `operator()` (`std::make_unique<Hook>(...)`,
+  /// `new Hook`), a function.
+  llvm::SmallVector<const CodeUnit *, 2> callableUnits(const Expr *Callable) const;
+  /// The CFG of a unit.
+  const Reachability &flow(const CodeUnit &U) const;
+  /// The outermost statement around \p S (S itself at least) that contains
+  /// none of \p Barriers and is not entered on a rank-dependent condition:
+  /// what runs S as far as every rank is concerned. A gradient average in a
+  /// loop over the parameters (which may run zero times), or a sync under
+  /// `if (world_size > 1)`, widens to the loop or the `if`; one under
+  /// `if (rank == 0)` stays where it is.
+  const Stmt *widen(const CodeUnit &U, const Stmt *S,
+                    llvm::ArrayRef<const Stmt *> Barriers) const;
+
+  /// The roles of what an expression denotes in a unit.
+  unsigned role(const CodeUnit &U, const Expr *E) const;
+  /// The variable, parameter or field a tensor expression is rooted in:
+  /// `flat` in `flat.slice(0, a, b)`, `bucket_` in `this->bucket_`.
+  const ValueDecl *rootDecl(const Expr *E) const;
+
+  /// A reducing or gathering collective with a gradient among its buffers.
+  bool isGradientCollective(const CodeUnit &U, const CallExpr &Call) const;
+  /// A sync of gradients in unit U (see the file comment). Without
+  /// \p Guesses, a function out of sight counts only when named in
+  /// `GradientSyncFunctions`.
+  bool isGradientSync(const CodeUnit &U, const CallExpr &Call,
+                      bool Guesses = true) const;
+  /// A step: the optimizer's `step()`, or a hand-written update of a
+  /// parameter by its gradient (`p.data().add_(p.grad(), -lr)`,
+  /// `p -= lr * p.grad()`).
+  bool isStep(const CodeUnit &U, const CallExpr &Call) const;
+  /// An all-reduce or broadcast of the parameters themselves (model
+  /// averaging), directly or through a helper.
+  bool isParameterSync(const CodeUnit &U, const CallExpr &Call) const;
+  /// A forward pass through a data-parallel wrapper whose hooks sync on
+  /// their own (the wrapper exposes no sync method to call).
+  bool armsSync(const CallExpr &Call) const;
+  /// Whether hooks registered outside any wrapper, or custom autograd
+  /// functions, sync gradients during backward().
+  bool backwardSyncsThroughHooks() const { return HookSyncs; }
+  /// Whether a unit runs in a distributed program.
+  bool isDistributed(const CodeUnit &U) const { return Distributed.contains(&U); }
+  /// The class a unit's function is a member of (for lambdas, of the
+  /// function they are written in), or null.
+  static const CXXRecordDecl *memberOf(const CodeUnit &U);
+  /// A class named like a framework's communicator (`Communicator`,
+  /// `ProcessGroupWrapper`, `DistContext`, `MpiWorld`, ...).
+  static bool looksLikeCommunicator(const CXXRecordDecl *RD);
+  /// A function whose body is not in this translation unit and that is not
+  /// LibTorch's, the standard library's or boost's.
+  bool isOpaqueUserFunction(const FunctionDecl *FD) const;
+  /// Whether a unit's source holds a token (a called name, or `/`, `/=`)
+  /// accepted by \p Matches that the AST does not show: in code the
+  /// preprocessor skipped (`#ifdef USE_DISTRIBUTED ... #endif`), or, after
+  /// compile errors, in a statement clang dropped (a call into a missing
+  /// header). Comments do not count.
+  /// Only tokens inside \p Within (a statement of U; the body when null)
+  /// count.
+  bool hidesCode(const CodeUnit &U,
+                 llvm::function_ref<bool(llvm::StringRef)> Matches,
+                 const Stmt *Within = nullptr) const;
+
+  /// A name that says it syncs: reduce, sum, avg, average, mean, sync,
+  /// gather, exchange, aggregate, broadcast, bcast.
+  static bool looksLikeSync(llvm::StringRef Name);
+  /// The arguments of a call of a unit, with the parameters they bind
+  /// (an operator call's object excluded).
+  static llvm::SmallVector<std::pair<const ParmVarDecl *, const Expr *>, 4>
+  boundArguments(const CallExpr &Call, const CodeUnit &Callee);
+
+private:
+  /// Whether a condition can differ between ranks: it reads the rank
+  /// (a rank query, a variable named like one, `is_main()`).
+  bool isRankDependent(const Expr *Condition) const;
+  /// Container and tensor methods that store their arguments' data into the
+  /// object (`push_back`, `copy_`, ...).
+  static bool storesIntoObject(llvm::StringRef Method);
+  void collect(CodeUnit &U, const Stmt *S, const Stmt *Parent);
+  void seedRoles();
+  bool propagateRoles(CodeUnit &U);
+  bool orRole(llvm::DenseMap<const ValueDecl *, unsigned> &Map,
+              const ValueDecl *D, unsigned Bits);
+  void storeRole(CodeUnit &U, const Expr *Target, unsigned Bits, bool &Changed);
+  unsigned declRole(const CodeUnit &U, const ValueDecl *D) const;
+  void findGradientWork();
+  bool waitsOnGradientWork(const CallExpr &Call) const;
+  bool isOpaqueSync(const CodeUnit &U, const CallExpr &Call) const;
+  void findSyncingUnits();
+  void findHooks();
+  bool needsExplicitSync(const CXXRecordDecl &Wrapper) const;
+  void findDistributedUnits();
+  bool hasDistributedClue(const CodeUnit &U) const;
+
+  const Vocabulary &Vocab;
+  ASTContext &Context;
+  std::vector<SourceRange> Skipped;
+  /// Where the AST names something (a declaration reference, a member, an
+  /// operator), as spelled: tokens found elsewhere were dropped.
+  mutable llvm::DenseSet<SourceLocation> Spelled;
+  /// The units of the methods overriding a virtual method (canonical).
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const CodeUnit *, 2>>
+      Overriders;
+
+  std::vector<std::unique_ptr<CodeUnit>> Units;
+  llvm::DenseMap<const FunctionDecl *, CodeUnit *> ByFunction;
+  llvm::DenseMap<const LambdaExpr *, CodeUnit *> ByLambda;
+  llvm::DenseMap<const CodeUnit *, llvm::SmallVector<CallSite, 2>> Callers;
+  mutable llvm::DenseMap<const CodeUnit *, std::unique_ptr<Reachability>> Flows;
+
+  llvm::DenseMap<const ValueDecl *, unsigned> FieldRoles;
+  llvm::DenseMap<const ValueDecl *, unsigned> ParamRoles;
+  llvm::DenseMap<const ValueDecl *, unsigned> ReturnRoles; // by function
+  /// Variables and fields holding the Work / MPI_Request of a gradient
+  /// collective.
+  llvm::DenseSet<const ValueDecl *> GradientWork;
+  llvm::DenseSet<const CodeUnit *> Syncing;
+  llvm::DenseSet<const CodeUnit *> ParameterSyncing;
+  llvm::DenseSet<const CodeUnit *> Distributed;
+  bool HookSyncs = false;
+  mutable llvm::DenseMap<const CXXRecordDecl *, bool> ExplicitSync;
+};
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_GRADIENTMODEL_H

@@ -1,0 +1,385 @@
+//===--- GradientRoles.cpp - which values hold gradients ------------------===//
+//
+// The role half of GradientModel: which variables, fields and parameters
+// hold gradients or parameters, seeded by `grad()`, `parameters()`, parameter
+// names and hook callbacks, and propagated to a fixpoint.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradientModel.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+constexpr unsigned MaxExprDepth = 16;
+
+/// Tensor methods whose result is (a view, copy or pointer of) the object's
+/// data: a gradient stays a gradient through them. Reductions (`norm`,
+/// `sum`, `pow`) do not: a gradient norm is not a gradient.
+bool passesDataThrough(llvm::StringRef Method) {
+  return llvm::StringSwitch<bool>(Method)
+      .Cases("data", "detach", "detach_", "view", "view_as", "reshape",
+             "reshape_as", "flatten", "contiguous", true)
+      .Cases("clone", "to", "cpu", "cuda", "slice", "narrow", "select",
+             "index", "index_select", true)
+      .Cases("data_ptr", "const_data_ptr", "mutable_data_ptr", "div", "div_",
+             "mul", "mul_", "add_", "sub_", true)
+      .Cases("copy_", "set_", "float", "double", "half", "bfloat16", "type",
+             "toType", "squeeze", true)
+      .Cases("unsqueeze", "chunk", "split", "unbind", "value", "front", "back",
+             "at", "begin", true)
+      .Cases("end", "get", true)
+      .Default(false);
+}
+
+/// Free functions whose result holds their tensor arguments' data.
+bool combinesData(llvm::StringRef Function) {
+  return llvm::StringSwitch<bool>(Function)
+      .Cases("cat", "concat", "concatenate", "stack", "flatten", true)
+      .Cases("flatten_dense_tensors", "unflatten_dense_tensors", "div", "mul",
+             true)
+      .Cases("narrow", "reshape", "ref", "cref", "addressof", true)
+      .Case("inplace", true) // boost::mpi::inplace(buffer)
+      .Default(false);
+}
+
+
+/// Whether a declaration of type T can hold a tensor, a container of them,
+/// or a pointer into one: anything but a plain number.
+bool mayHoldTensor(QualType T) {
+  if (T.isNull())
+    return false;
+  if (T->isReferenceType() || T->isPointerType())
+    return true;
+  return !T->isArithmeticType() && !T->isEnumeralType();
+}
+
+/// A collective's data argument: a pointer, a tensor, or a container of
+/// them (not the communicator, the count or the options).
+bool isBuffer(QualType T) {
+  T = T.getNonReferenceType();
+  if (T->isPointerType())
+    return true;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  std::string Name = RD->getQualifiedNameAsString();
+  return Name == "at::Tensor" || Name == "std::vector" ||
+         Name == "c10::ArrayRef" || Name == "boost::mpi::inplace_t";
+}
+
+/// Roles suggested by a parameter's name: `grads`, `gradient_buffer`;
+/// `params`, `weights`.
+unsigned roleFromName(const ParmVarDecl &P) {
+  std::string Name = identifierName(&P).lower();
+  if (Name.find("grad") != std::string::npos)
+    return GradientRole;
+  if (Name.find("param") != std::string::npos ||
+      Name.find("weight") != std::string::npos)
+    return ParameterRole;
+  return NoRole;
+}
+
+} // namespace
+
+/// Container and tensor methods that store their arguments' data into the
+/// object.
+bool GradientModel::storesIntoObject(llvm::StringRef Method) {
+  return llvm::StringSwitch<bool>(Method)
+      .Cases("push_back", "emplace_back", "insert", "emplace", "assign", true)
+      .Cases("copy_", "set_", "index_put_", "append", true)
+      .Default(false);
+}
+
+//===----------------------------------------------------------------------===//
+// Roles
+//===----------------------------------------------------------------------===//
+
+unsigned GradientModel::declRole(const CodeUnit &U, const ValueDecl *D) const {
+  if (!D)
+    return NoRole;
+  if (isa<FieldDecl>(D))
+    return FieldRoles.lookup(D);
+  unsigned Role = NoRole;
+  for (const CodeUnit *C = &U; C; C = C->Enclosing)
+    Role |= C->Roles.lookup(D);
+  if (isa<ParmVarDecl>(D))
+    Role |= ParamRoles.lookup(D);
+  return Role;
+}
+
+unsigned GradientModel::role(const CodeUnit &U, const Expr *E) const {
+  for (unsigned Depth = 0; E && Depth < MaxExprDepth; ++Depth) {
+    E = E->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = M->getSubExpr();
+      continue;
+    }
+    if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = B->getSubExpr();
+      continue;
+    }
+    if (const auto *C = dyn_cast<ExprWithCleanups>(E)) {
+      E = C->getSubExpr();
+      continue;
+    }
+    if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(E)) {
+      E = IL->getSubExpr();
+      continue;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return declRole(U, DRE->getDecl());
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return isa<FieldDecl>(ME->getMemberDecl())
+                 ? FieldRoles.lookup(ME->getMemberDecl())
+                 : NoRole;
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+      if (Unary->getOpcode() == UO_LNot)
+        return NoRole;
+      E = Unary->getSubExpr();
+      continue;
+    }
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = Subscript->getBase();
+      continue;
+    }
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+      if (Binary->isAssignmentOp() || Binary->isCompoundAssignmentOp()) {
+        E = Binary->getLHS();
+        continue;
+      }
+      if (Binary->getOpcode() == BO_Comma) {
+        E = Binary->getRHS();
+        continue;
+      }
+      if (Binary->isMultiplicativeOp() || Binary->isAdditiveOp())
+        return role(U, Binary->getLHS()) | role(U, Binary->getRHS());
+      return NoRole;
+    }
+    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(E))
+      return role(U, Cond->getTrueExpr()) | role(U, Cond->getFalseExpr());
+    if (const auto *Init = dyn_cast<InitListExpr>(E)) {
+      unsigned Role = NoRole;
+      for (const Expr *Element : Init->inits())
+        Role |= role(U, Element);
+      return Role;
+    }
+    if (const auto *Ctor = dyn_cast<CXXConstructExpr>(E)) {
+      unsigned Role = NoRole;
+      for (const Expr *Arg : Ctor->arguments())
+        Role |= role(U, Arg);
+      return Role;
+    }
+    const auto *Call = dyn_cast<CallExpr>(E);
+    if (!Call)
+      return NoRole;
+    if (Vocabulary::isGradAccess(*Call))
+      return GradientRole;
+    if (Vocabulary::parameterCollection(*Call))
+      return ParameterRole;
+    if (Call->isCallToStdMove() && Call->getNumArgs() == 1) {
+      E = Call->getArg(0);
+      continue;
+    }
+    const FunctionDecl *FD = Call->getDirectCallee();
+    llvm::StringRef Name = identifierName(FD);
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+      // The optimizer's own list of what it updates.
+      if ((Name == "parameters" || Name == "params") &&
+          Vocab.isOptimizerClass(*Member->getMethodDecl()->getParent()))
+        return ParameterRole;
+      if (passesDataThrough(Name)) {
+        E = Member->getImplicitObjectArgument();
+        continue;
+      }
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+      OverloadedOperatorKind K = Op->getOperator();
+      if (K == OO_Subscript || K == OO_Arrow || Op->isAssignmentOp() ||
+          (K == OO_Star && Op->getNumArgs() == 1)) {
+        E = Op->getArg(0);
+        continue;
+      }
+      if (K == OO_Star || K == OO_Slash || K == OO_Plus || K == OO_Minus) {
+        unsigned Role = NoRole;
+        for (const Expr *Arg : Op->arguments())
+          Role |= role(U, Arg);
+        return Role;
+      }
+    } else if (FD && (combinesData(Name) ||
+                      FD->getQualifiedNameAsString() == "std::forward")) {
+      unsigned Role = NoRole;
+      for (const Expr *Arg : Call->arguments())
+        Role |= role(U, Arg);
+      return Role;
+    }
+    if (FD && FD->getQualifiedNameAsString() == "torch::autograd::grad")
+      return GradientRole;
+    if (const CodeUnit *Callee = calleeUnit(*Call))
+      return ReturnRoles.lookup(Callee->Function);
+    return NoRole;
+  }
+  return NoRole;
+}
+
+const ValueDecl *GradientModel::rootDecl(const Expr *E) const {
+  for (unsigned Depth = 0; E && Depth < MaxExprDepth; ++Depth) {
+    E = stripObjectWrappers(E)->IgnoreParenCasts();
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return DRE->getDecl();
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return isa<FieldDecl>(ME->getMemberDecl()) ? ME->getMemberDecl() : nullptr;
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+      if (!passesDataThrough(identifierName(Member->getMethodDecl())))
+        return nullptr;
+      E = Member->getImplicitObjectArgument();
+      continue;
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      OverloadedOperatorKind K = Op->getOperator();
+      if (K == OO_Subscript || K == OO_Arrow || (K == OO_Star && Op->getNumArgs() == 1)) {
+        E = Op->getArg(0);
+        continue;
+      }
+      return nullptr;
+    }
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = Subscript->getBase();
+      continue;
+    }
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E);
+        Unary && (Unary->getOpcode() == UO_Deref || Unary->getOpcode() == UO_AddrOf)) {
+      E = Unary->getSubExpr();
+      continue;
+    }
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E);
+        Binary && Binary->isAdditiveOp() && Binary->getLHS()->getType()->isPointerType()) {
+      E = Binary->getLHS(); // buffer + offset
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool GradientModel::orRole(llvm::DenseMap<const ValueDecl *, unsigned> &Map,
+                           const ValueDecl *D, unsigned Bits) {
+  if (!D || !Bits)
+    return false;
+  unsigned &Slot = Map[D];
+  if ((Slot | Bits) == Slot)
+    return false;
+  Slot |= Bits;
+  return true;
+}
+
+void GradientModel::storeRole(CodeUnit &U, const Expr *Target, unsigned Bits,
+                              bool &Changed) {
+  const ValueDecl *D = rootDecl(Target);
+  if (!D || !Bits || !mayHoldTensor(D->getType()))
+    return;
+  Changed |= orRole(isa<FieldDecl>(D) ? FieldRoles : U.Roles, D, Bits);
+}
+
+void GradientModel::seedRoles() {
+  for (const auto &U : Units)
+    for (const ParmVarDecl *P : U->Function->parameters())
+      if (mayHoldTensor(P->getType()))
+        orRole(ParamRoles, P, roleFromName(*P));
+  // Hook callbacks, and custom autograd functions' backward, receive the
+  // gradients being produced.
+  auto SeedGradients = [&](const CodeUnit &Hook) {
+    for (const ParmVarDecl *P : Hook.Function->parameters())
+      if (mayHoldTensor(P->getType()))
+        orRole(ParamRoles, P, GradientRole);
+  };
+  for (const auto &U : Units) {
+    if (Vocabulary::isCustomFunctionBackward(*U->Function))
+      SeedGradients(*U);
+    for (const CallExpr *Call : U->Calls)
+      if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call))
+        for (const CodeUnit *Hook : callableUnits(Callback))
+          SeedGradients(*Hook);
+  }
+}
+
+bool GradientModel::propagateRoles(CodeUnit &U) {
+  bool Changed = false;
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(U.Function))
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isMemberInitializer() &&
+          mayHoldTensor(Init->getMember()->getType()))
+        Changed |= orRole(FieldRoles, Init->getMember(),
+                          role(U, Init->getInit()));
+  for (const Stmt *S : U.Stmts) {
+    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          if (Var->getInit() && mayHoldTensor(Var->getType()))
+            Changed |= orRole(U.Roles, Var, role(U, Var->getInit()));
+      continue;
+    }
+    if (const auto *For = dyn_cast<CXXForRangeStmt>(S)) {
+      Changed |= orRole(U.Roles, For->getLoopVariable(),
+                        role(U, For->getRangeInit()));
+      continue;
+    }
+    if (const auto *Binary = dyn_cast<BinaryOperator>(S)) {
+      if (Binary->isAssignmentOp())
+        storeRole(U, Binary->getLHS(), role(U, Binary->getRHS()), Changed);
+      continue;
+    }
+    if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+      if (Return->getRetValue())
+        Changed |= orRole(ReturnRoles, U.Function, role(U, Return->getRetValue()));
+      continue;
+    }
+    const auto *Call = dyn_cast<CallExpr>(S);
+    if (!Call)
+      continue;
+    const FunctionDecl *FD = Call->getDirectCallee();
+    // A collective leaves in every buffer what any buffer held: the output
+    // of `all_reduce(comm, in, n, out, op)` holds gradients when `in` did.
+    if (Vocab.classifyCollective(*Call)) {
+      unsigned Bits = NoRole;
+      for (const Expr *Arg : Call->arguments())
+        Bits |= role(U, Arg);
+      for (const Expr *Arg : Call->arguments())
+        if (isBuffer(Arg->getType()))
+          storeRole(U, Arg, Bits, Changed);
+    }
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+      if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
+        storeRole(U, Op->getArg(0), role(U, Op->getArg(1)), Changed);
+    } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+      if (storesIntoObject(identifierName(FD))) {
+        unsigned Bits = NoRole;
+        for (const Expr *Arg : Call->arguments())
+          Bits |= role(U, Arg);
+        storeRole(U, Member->getImplicitObjectArgument(), Bits, Changed);
+      }
+    } else if (FD && Call->getNumArgs() >= 2) {
+      llvm::StringRef Name = identifierName(FD);
+      if (Name == "memcpy" || Name == "memmove")
+        storeRole(U, Call->getArg(0), role(U, Call->getArg(1)), Changed);
+      else if ((Name == "copy" || Name == "copy_n") && Call->getNumArgs() == 3)
+        storeRole(U, Call->getArg(2), role(U, Call->getArg(0)), Changed);
+    }
+    // What a call hands to a function defined here.
+    if (const CodeUnit *Callee = calleeUnit(*Call))
+      for (auto [Param, Arg] : boundArguments(*Call, *Callee))
+        if (!isa<CXXDefaultArgExpr>(Arg) && mayHoldTensor(Param->getType()))
+          Changed |= orRole(ParamRoles, Param, role(U, Arg));
+  }
+  return Changed;
+}
+
+} // namespace clang::tidy::ddp

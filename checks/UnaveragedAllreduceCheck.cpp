@@ -1,0 +1,183 @@
+//===--- UnaveragedAllreduceCheck.cpp - ddp-unaveraged-allreduce ----------===//
+
+#include "UnaveragedAllreduceCheck.h"
+
+#include "Averaging.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+// How far up the call graph to look for a caller that averages what a
+// summing helper hands back.
+constexpr unsigned MaxCallerDepth = 3;
+
+/// Whether a reduction's buffers or its pending Work live in fields: the
+/// wrapper's bucket reduced in a hook and averaged in another method.
+bool completesElsewhere(const GradientModel &Model, const CodeUnit &U,
+                        const CallExpr &Reduction) {
+  llvm::SmallVector<const Stmt *, 8> Work(Reduction.arg_begin(),
+                                         Reduction.arg_end());
+  for (unsigned Steps = 0; !Work.empty() && Steps < 256; ++Steps) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S || isa<LambdaExpr>(S))
+      continue;
+    if (const auto *ME = dyn_cast<MemberExpr>(S);
+        ME && isa<FieldDecl>(ME->getMemberDecl()))
+      return true;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Var = dyn_cast<VarDecl>(DRE->getDecl());
+          Var && Var->hasLocalStorage() && Var->getInit())
+        Work.push_back(Var->getInit()); // tensors{bucket_}
+    Work.append(S->child_begin(), S->child_end());
+  }
+  // pending_ = process_group_->allreduce(tensors);
+  const Stmt *Child = &Reduction;
+  for (unsigned Depth = 0; Depth < 6; ++Depth) {
+    const Stmt *Parent = U.Parent.lookup(Child);
+    if (!Parent)
+      break;
+    const Expr *Target = nullptr;
+    if (const auto *Binary = dyn_cast<BinaryOperator>(Parent);
+        Binary && Binary->getOpcode() == BO_Assign)
+      Target = Binary->getLHS();
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent);
+             Op && Op->getOperator() == OO_Equal)
+      Target = Op->getArg(0);
+    if (Target)
+      return isa_and_nonnull<FieldDecl>(Model.rootDecl(Target));
+    Child = Parent;
+  }
+  return false;
+}
+
+/// Whether a name (or `/`, `/=`) looks like averaging: what `#ifdef`-gated
+/// code, or a call into a missing header, may be.
+bool looksLikeAverage(llvm::StringRef Name) {
+  return Name == "/" || Name == "/=" ||
+         nameContainsAny(Name, {"div", "mul_", "avg", "average", "world",
+                                "getsize", "comm_size"});
+}
+
+llvm::StringRef fixFor(CollectiveApi Api) {
+  switch (Api) {
+  case CollectiveApi::C10d:
+    return "divide them by the world size after the reduction "
+           "(grad.div_(process_group->getSize())), or reduce with "
+           "ReduceOp::AVG";
+  case CollectiveApi::Nccl:
+    return "reduce with ncclAvg, or divide them by the world size after the "
+           "reduction";
+  case CollectiveApi::Mpi:
+    return "divide them by the size MPI_Comm_size reports, after the "
+           "reduction";
+  case CollectiveApi::BoostMpi:
+    return "divide them by comm.size() after the reduction";
+  case CollectiveApi::Configured:
+    break;
+  }
+  return "divide them by the world size after the reduction";
+}
+
+} // namespace
+
+void UnaveragedAllreduceCheck::analyze(const GradientModel &Model) {
+  Averaging Average(Model);
+  if (Average.scalesLearningRate())
+    return;
+  for (const auto &U : Model.units()) {
+    if (!U->Reported)
+      continue;
+    for (const CallExpr *Call : U->Calls) {
+      std::optional<ReduceOpKind> Op =
+          Vocab.reduceOp(*Call, U->Body, Model.context());
+      if (!Op || *Op != ReduceOpKind::Sum ||
+          !Model.isGradientCollective(*U, *Call))
+        continue;
+      const CallExpr *SteppedAt = nullptr;
+      if (averaged(Model, Average, *U, *Call, /*IsReduction=*/true, 0,
+                   SteppedAt))
+        continue;
+      CollectiveApi Api = Vocab.classifyCollective(*Call)->Api;
+      diag(Call->getExprLoc(),
+           "%0 sums the gradients over all ranks and nothing divides them by "
+           "the world size before the optimizer step: gradients are summed "
+           "over N ranks, so the effective learning rate is N times larger; "
+           "%1")
+          << calleeName(*Call) << fixFor(Api);
+      if (SteppedAt)
+        diag(SteppedAt->getExprLoc(),
+             "%select{the parameters are updated|the optimizer steps}0 with "
+             "the summed gradients here",
+             DiagnosticIDs::Note)
+            << Vocab.isOptimizerStep(*SteppedAt);
+    }
+  }
+}
+
+bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
+                                        const Averaging &Average,
+                                        const CodeUnit &U,
+                                        const CallExpr &Anchor,
+                                        bool IsReduction, unsigned Depth,
+                                        const CallExpr *&SteppedAt) const {
+  if (Model.hidesCode(U, looksLikeAverage))
+    return true;
+  const Reachability &Flow = Model.flow(U);
+  llvm::SmallVector<const Stmt *, 4> Steps, Backwards;
+  for (const CallExpr *Call : U.Calls) {
+    if (Model.isStep(U, *Call))
+      Steps.push_back(Call);
+    else if (Vocabulary::backwardRoot(*Call))
+      Backwards.push_back(Call);
+  }
+  llvm::SmallVector<const Stmt *, 4> Averages = Average.gradientAverages(U);
+
+  // Averaged before the reduction on every path to it: the gradients
+  // (`grad.div_(ws)`, then the all-reduce), or the loss they came from. An
+  // average later in a loop body does not count for the first iteration.
+  llvm::SmallVector<const Stmt *, 8> Before(Averages.begin(), Averages.end());
+  for (const Stmt *B : Backwards)
+    if (Average.backpropagatesAveragedLoss(U, *cast<CallExpr>(B)))
+      Before.push_back(B);
+  if (!Before.empty() && !Flow.reachableFromEntry(&Anchor, Before))
+    return true;
+
+  // A bucket kept in a field, or a Work kept for later: the wrapper averages
+  // in the method that completes the reduction.
+  if (IsReduction && completesElsewhere(Model, U, Anchor))
+    if (const CXXRecordDecl *Class = GradientModel::memberOf(U))
+      for (const auto &Other : Model.units())
+        if (GradientModel::memberOf(*Other) == Class &&
+            !Average.gradientAverages(*Other).empty())
+          return true;
+
+  // Averaged after it on every path to the next step and to the return. A
+  // backward() on the way starts the next step's gradients.
+  llvm::SmallVector<const Stmt *, 8> Barriers(Steps.begin(), Steps.end());
+  Barriers.push_back(&Anchor);
+  // Code clang could not build may be the average.
+  llvm::SmallVector<const Stmt *, 8> Avoid(Backwards.begin(), Backwards.end());
+  for (const Stmt *A : llvm::concat<const Stmt *const>(Averages, U.Broken))
+    Avoid.push_back(Model.widen(U, A, Barriers));
+  for (const Stmt *S : Steps)
+    if (Flow.reachable(&Anchor, S, Avoid)) {
+      SteppedAt = cast<CallExpr>(S);
+      return false;
+    }
+  if (!Flow.reachesExit(&Anchor, Avoid))
+    return true;
+
+  // The sum leaves the function: every caller must average it.
+  llvm::ArrayRef<CallSite> Sites = Model.callers(U);
+  if (Sites.empty() || Depth >= MaxCallerDepth)
+    return false;
+  return llvm::all_of(Sites, [&](const CallSite &Site) {
+    return averaged(Model, Average, *Site.Caller, *Site.Call,
+                    /*IsReduction=*/false, Depth + 1, SteppedAt);
+  });
+}
+
+} // namespace clang::tidy::ddp

@@ -1,0 +1,220 @@
+//===--- UnsyncedGradientsCheck.cpp - ddp-unsynced-gradients --------------===//
+
+#include "UnsyncedGradientsCheck.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+llvm::SmallVector<const Stmt *, 8> statements(llvm::ArrayRef<const CallExpr *> A,
+                                              llvm::ArrayRef<const CallExpr *> B = {}) {
+  llvm::SmallVector<const Stmt *, 8> Out(A.begin(), A.end());
+  Out.append(B.begin(), B.end());
+  return Out;
+}
+
+} // namespace
+
+UnsyncedGradientsCheck::StepEvents
+UnsyncedGradientsCheck::events(const GradientModel &Model,
+                               const CodeUnit &U) const {
+  StepEvents E;
+  for (const CallExpr *Call : U.Calls) {
+    const CodeUnit *Callee = Model.calleeUnit(*Call);
+    if (Vocabulary::backwardRoot(*Call) ||
+        (Callee && LeavesUnsynced.contains(Callee)))
+      E.Backwards.push_back(Call);
+    if (Model.isStep(U, *Call) || (Callee && StepsUnsynced.contains(Callee)))
+      E.Steps.push_back(Call);
+    if (Model.isGradientSync(U, *Call))
+      E.Syncs.push_back(Call);
+    if (Model.armsSync(*Call))
+      E.Arms.push_back(Call);
+    if (Model.isParameterSync(U, *Call))
+      E.ParameterSyncs.push_back(Call);
+  }
+  return E;
+}
+
+const CallExpr *UnsyncedGradientsCheck::unsyncedBackward(
+    const GradientModel &Model, const CodeUnit &U, const StepEvents &E,
+    const CallExpr *To) const {
+  const Reachability &Flow = Model.flow(U);
+  llvm::SmallVector<const Stmt *, 8> Steps = statements(E.Steps);
+  for (const CallExpr *B : E.Backwards) {
+    if (B == To)
+      continue;
+    // A forward through a wrapper earlier in the step arms its sync.
+    if (llvm::any_of(E.Arms, [&](const CallExpr *W) {
+          return Flow.reachable(W, B, Steps);
+        }))
+      continue;
+    // A sync inside a loop over the parameters, or under a condition, counts
+    // as a whole: widen it to the statement that holds it.
+    llvm::SmallVector<const Stmt *, 8> Barriers = statements(E.Steps, E.Backwards);
+    llvm::SmallVector<const Stmt *, 8> Avoid;
+    for (const CallExpr *Sync : E.Syncs)
+      Avoid.push_back(Model.widen(U, Sync, Barriers));
+    // Code clang could not build may be the sync (a call into a missing MPI
+    // header).
+    for (const Stmt *Broken : U.Broken)
+      Avoid.push_back(Model.widen(U, Broken, Barriers));
+    if (To ? Flow.reachable(B, To, Avoid)
+           : (Avoid.append(Steps.begin(), Steps.end()),
+              Flow.reachesExit(B, Avoid)))
+      return B;
+  }
+  return nullptr;
+}
+
+const CallExpr *
+UnsyncedGradientsCheck::unsyncedClosureBackward(const GradientModel &Model,
+                                                const CallExpr &Step) const {
+  const Expr *Closure = Vocab.optimizerStepClosure(Step);
+  if (!Closure)
+    return nullptr;
+  for (const CodeUnit *Body : Model.callableUnits(Closure))
+    if (const CallExpr *B =
+            unsyncedBackward(Model, *Body, events(Model, *Body), nullptr))
+      return B;
+  return nullptr;
+}
+
+UnsyncedGradientsCheck::StepKind
+UnsyncedGradientsCheck::stepKind(const GradientModel &Model, const CodeUnit &U,
+                                 const CallExpr &Step) const {
+  if (Vocab.isOptimizerStep(Step))
+    return StepKind::Optimizer;
+  return Model.isStep(U, Step) ? StepKind::Update : StepKind::Helper;
+}
+
+void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
+  // Gradient hooks that sync make every backward() a sync.
+  if (Model.backwardSyncsThroughHooks())
+    return;
+  LeavesUnsynced.clear();
+  StepsUnsynced.clear();
+  ReportedSyncs.clear();
+
+  // Helpers, from their own events: one that runs backward() and returns the
+  // gradients unsynced, one that steps on gradients it did not produce.
+  for (const auto &U : Model.units()) {
+    StepEvents E = events(Model, *U);
+    if (unsyncedBackward(Model, *U, E, nullptr))
+      LeavesUnsynced.insert(U.get());
+    llvm::SmallVector<const Stmt *, 8> Avoid = statements(E.Syncs, E.Backwards);
+    if (llvm::any_of(E.Steps, [&](const CallExpr *S) {
+          return !unsyncedClosureBackward(Model, *S) &&
+                 Model.flow(*U).reachableFromEntry(S, Avoid);
+        }))
+      StepsUnsynced.insert(U.get());
+  }
+
+  for (const auto &U : Model.units()) {
+    if (!U->Reported)
+      continue;
+    StepEvents E = events(Model, *U);
+    const Reachability &Flow = Model.flow(*U);
+    llvm::SmallVector<const Stmt *, 8> Backwards = statements(E.Backwards);
+    llvm::SmallVector<const Stmt *, 8> Steps = statements(E.Steps);
+    // A sync earlier in the same step: nothing but the backward() between it
+    // and the step.
+    auto EarlySync = [&](const CallExpr *Before,
+                         llvm::ArrayRef<const Stmt *> Boundaries) -> const CallExpr * {
+      for (const CallExpr *Sync : E.Syncs)
+        if (Model.isGradientSync(*U, *Sync, /*Guesses=*/false) &&
+            Flow.reachable(Sync, Before, Boundaries))
+          return Sync;
+      return nullptr;
+    };
+    // Model averaging: the parameters themselves all-reduced after the step.
+    auto AveragesParameters = [&](const CallExpr *Step) {
+      return llvm::any_of(E.ParameterSyncs, [&](const CallExpr *P) {
+        return Flow.reachable(Step, P, Backwards);
+      });
+    };
+
+    for (const CallExpr *Step : E.Steps) {
+      // optimizer.step(closure): backward() runs inside the closure.
+      if (const CallExpr *B = unsyncedClosureBackward(Model, *Step)) {
+        if (Model.hidesCode(*U, GradientModel::looksLikeSync) ||
+            llvm::any_of(Model.callableUnits(Vocab.optimizerStepClosure(*Step)),
+                         [&](const CodeUnit *Closure) {
+                           return Model.hidesCode(*Closure,
+                                                  GradientModel::looksLikeSync);
+                         }))
+          continue;
+        llvm::SmallVector<const Stmt *, 8> Others;
+        for (const Stmt *S : statements(E.Steps, E.Backwards))
+          if (S != Step)
+            Others.push_back(S);
+        if (const CallExpr *Sync = EarlySync(Step, Others))
+          reportEarlySync(*Sync, *B, *Step, /*InClosure=*/true);
+        else if (Model.isDistributed(*U) && !AveragesParameters(Step))
+          reportUnsynced(*Step, stepKind(Model, *U, *Step), *B,
+                         /*InClosure=*/true);
+        continue;
+      }
+      const CallExpr *B = unsyncedBackward(Model, *U, E, Step);
+      // A sync compiled out, or dropped with a missing header, may be the
+      // one missing.
+      if (!B || AveragesParameters(Step) ||
+          Model.hidesCode(*U, GradientModel::looksLikeSync, U->commonAncestor(B, Step)))
+        continue;
+      if (const CallExpr *Sync = EarlySync(B, Steps))
+        reportEarlySync(*Sync, *B, *Step, /*InClosure=*/false);
+      else if (Model.isDistributed(*U))
+        reportUnsynced(*Step, stepKind(Model, *U, *Step), *B,
+                       /*InClosure=*/false);
+    }
+  }
+}
+
+void UnsyncedGradientsCheck::reportUnsynced(const CallExpr &Step,
+                                            StepKind Kind,
+                                            const CallExpr &Backward,
+                                            bool InClosure) {
+  diag(Step.getExprLoc(),
+       "%select{%1 steps the optimizer with|the optimizer steps with|this "
+       "parameter update applies}0 gradients no rank shares: nothing "
+       "all-reduces them between backward() and the step in this distributed "
+       "program, so each rank steps with its own gradients: replicas diverge; "
+       "all-reduce the gradients and divide them by the world size after "
+       "backward() and before the step, or run the forward pass through the "
+       "data-parallel wrapper")
+      << static_cast<int>(Kind) << calleeName(Step);
+  if (InClosure)
+    diag(Backward.getExprLoc(), "the closure runs backward() here",
+         DiagnosticIDs::Note);
+  else if (Vocabulary::backwardRoot(Backward))
+    diag(Backward.getExprLoc(), "gradients computed by backward() here",
+         DiagnosticIDs::Note);
+  else
+    diag(Backward.getExprLoc(), "%0 runs backward() here", DiagnosticIDs::Note)
+        << calleeName(Backward);
+}
+
+void UnsyncedGradientsCheck::reportEarlySync(const CallExpr &Sync,
+                                             const CallExpr &Backward,
+                                             const CallExpr &Step,
+                                             bool InClosure) {
+  if (!ReportedSyncs.insert(&Sync).second)
+    return;
+  diag(Sync.getExprLoc(),
+       "gradient sync %0 runs before the backward() of its step, so it "
+       "reduces the previous step's gradients and each rank steps with its "
+       "own gradients: replicas diverge; %select{move the sync after "
+       "backward() and before the optimizer step|sync inside the closure, "
+       "after its backward()}1")
+      << calleeName(Sync) << InClosure;
+  diag(Backward.getExprLoc(),
+       InClosure ? "the closure runs this step's backward() here"
+                 : "this step's gradients are computed here",
+       DiagnosticIDs::Note);
+  diag(Step.getExprLoc(), "the optimizer steps with them here",
+       DiagnosticIDs::Note);
+}
+
+} // namespace clang::tidy::ddp

@@ -1,0 +1,65 @@
+//===--- UnsyncedGradientsCheck.h - ddp-unsynced-gradients ----------------===//
+//
+// Finds training steps of a distributed program where backward() is followed
+// by the optimizer's step() with no gradient sync in between (each rank then
+// steps with its own gradients and the replicas diverge), and syncs issued
+// before the backward() of their step, which reduce the previous step's
+// gradients.
+//
+// docs/checks/ddp-unsynced-gradients.md
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_UNSYNCEDGRADIENTSCHECK_H
+#define DDPLINT_CHECKS_UNSYNCEDGRADIENTSCHECK_H
+
+#include "GradientCheckBase.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+namespace clang::tidy::ddp {
+
+class UnsyncedGradientsCheck : public GradientCheckBase {
+public:
+  using GradientCheckBase::GradientCheckBase;
+
+private:
+  /// The calls of one unit that matter to a training step.
+  struct StepEvents {
+    llvm::SmallVector<const CallExpr *, 4> Backwards; // or helpers that run one
+    llvm::SmallVector<const CallExpr *, 4> Steps; // updates, helpers that step
+    llvm::SmallVector<const CallExpr *, 4> Syncs;
+    llvm::SmallVector<const CallExpr *, 2> Arms; // forwards through a wrapper
+    llvm::SmallVector<const CallExpr *, 2> ParameterSyncs;
+  };
+
+  void analyze(const GradientModel &Model) override;
+  StepEvents events(const GradientModel &Model, const CodeUnit &U) const;
+  /// A backward() of unit U (or a call of a helper running one) that can
+  /// reach \p To (a step; the return when null) with no sync on the way and
+  /// no wrapper forward arming it; null when none can.
+  const CallExpr *unsyncedBackward(const GradientModel &Model,
+                                   const CodeUnit &U, const StepEvents &E,
+                                   const CallExpr *To) const;
+  /// A backward() of the closure handed to an optimizer step whose gradients
+  /// reach the closure's return unsynced; null when there is none.
+  const CallExpr *unsyncedClosureBackward(const GradientModel &Model,
+                                          const CallExpr &Step) const;
+  /// What a step is, for the diagnostic (in this order: %select).
+  enum class StepKind { Helper, Optimizer, Update };
+  StepKind stepKind(const GradientModel &Model, const CodeUnit &U,
+                    const CallExpr &Step) const;
+  void reportUnsynced(const CallExpr &Step, StepKind Kind,
+                      const CallExpr &Backward, bool InClosure);
+  void reportEarlySync(const CallExpr &Sync, const CallExpr &Backward,
+                       const CallExpr &Step, bool InClosure);
+
+  /// Units whose backward() leaves unsynced gradients to their caller, and
+  /// units that step on gradients their caller produced.
+  llvm::DenseSet<const CodeUnit *> LeavesUnsynced, StepsUnsynced;
+  llvm::DenseSet<const CallExpr *> ReportedSyncs;
+};
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_UNSYNCEDGRADIENTSCHECK_H

@@ -1,0 +1,539 @@
+// Both entry points, the clang-tidy plugin and the driver, on the mock headers:
+// RUN: %clang_tidy %s -checks='-*,ddp-unaveraged-allreduce' -- %mock_flags 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
+// RUN: not %ddplint %s --checks='-*,ddp-unaveraged-allreduce' -- %mock_flags 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
+//
+// A framework collective named in CollectiveFunctions sums too; a world-size
+// function named in WorldSizeFunctions averages:
+// RUN: %clang_tidy %s -checks='-*,ddp-unaveraged-allreduce' \
+// RUN:   -config="{CheckOptions: {CollectiveFunctions: '::fw::Communicator::sum', WorldSizeFunctions: '::c10d::ProcessGroup::getSize;::c10d::Backend::getSize;::boost::mpi::communicator::size;MPI_Comm_size@1;ncclCommCount@1;::fw::Communicator::count'}}" \
+// RUN:   -- %mock_flags -DWITH_OPTIONS 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI,CHECK-OPTIONS -implicit-check-not='{{warning|error}}:'
+//
+// A learning rate divided by the world size averages the updates instead:
+// RUN: %clang_tidy %s -checks='-*,ddp-unaveraged-allreduce' -- %mock_flags -DSCALED_LEARNING_RATE 2>/dev/null \
+// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
+// SILENT-NOT: warning
+//
+// test/integration runs this same file against the real LibTorch headers.
+
+#include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+// The mocks have MPI, NCCL and boost::mpi; a machine with the real LibTorch
+// headers may have none of them (test/integration).
+#if __has_include(<mpi.h>) && __has_include(<nccl.h>) && __has_include(<boost/mpi.hpp>)
+#define WITH_MPI_NCCL_BOOST
+#include <mpi.h>
+#include <nccl.h>
+#include <boost/mpi.hpp>
+#endif
+
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace F = torch::nn::functional;
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+int env_int(const std::string &name, int fallback);
+
+//===----------------------------------------------------------------------===//
+// Summed, never averaged
+//===----------------------------------------------------------------------===//
+
+void per_parameter_sum(c10d::ProcessGroup &pg, Net &model,
+                       torch::optim::SGD &optimizer, torch::Tensor x,
+                       torch::Tensor y) {
+  optimizer.zero_grad();
+  F::mse_loss(model->forward(x), y).backward();
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step: gradients are summed over N ranks, so the effective learning rate is N times larger; divide them by the world size after the reduction (grad.div_(process_group->getSize())), or reduce with ReduceOp::AVG [ddp-unaveraged-allreduce]
+    // CHECK-MESSAGES: :[[@LINE+2]]:13: note: the optimizer steps with the summed gradients here
+  }
+  optimizer.step();
+}
+
+// A helper nobody in this file calls: the sum is what it hands back.
+void allreduce_gradients(c10d::ProcessGroup &process_group,
+                         const std::vector<torch::Tensor> &parameters) {
+  for (const auto &parameter : parameters) {
+    auto grad = parameter.grad();
+    if (!grad.defined())
+      continue;
+    std::vector<at::Tensor> tensors{grad};
+    process_group.allreduce(tensors)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'allreduce' sums the gradients over all ranks and nothing divides them by the world size
+  }
+}
+
+// An explicit SUM, and a flattened bucket copied back unaveraged.
+void flattened_sum(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net &model) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad().reshape({-1}));
+  std::vector<at::Tensor> bucket{torch::cat(grads)};
+  c10d::AllreduceOptions options;
+  options.reduceOp = c10d::ReduceOp::SUM;
+  pg->allreduce(bucket, options)->wait();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'allreduce' sums the gradients over all ranks
+  int64_t offset = 0;
+  for (auto &p : model->parameters()) {
+    auto n = p.numel();
+    p.mutable_grad().copy_(bucket[0].slice(0, offset, offset + n).view_as(p));
+    offset += n;
+  }
+}
+
+// Divided, but not by the world size.
+void divided_by_the_batch_count(c10d::ProcessGroup &pg, Net &model,
+                                int accumulation_steps) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'allreduce' sums the gradients over all ranks
+    p.grad().div_(accumulation_steps);
+  }
+}
+
+// Averaged on rank 0 only.
+void averaged_on_one_rank(c10d::ProcessGroup &pg, Net &model) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'allreduce' sums the gradients over all ranks
+    if (pg.getRank() == 0)
+      p.grad().div_(pg.getSize());
+  }
+}
+
+#ifdef WITH_MPI_NCCL_BOOST
+void mpi_sum(Net &model) {
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    MPI_Allreduce(MPI_IN_PLACE, grad.data_ptr(), grad.numel(), MPI_FLOAT, MPI_SUM,
+    // CHECK-MPI: :[[@LINE-1]]:5: warning: 'MPI_Allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step: gradients are summed over N ranks, so the effective learning rate is N times larger; divide them by the size MPI_Comm_size reports, after the reduction [ddp-unaveraged-allreduce]
+                  MPI_COMM_WORLD);
+  }
+}
+
+void nccl_sum(Net &model, ncclComm_t comm, cudaStream_t stream) {
+  for (auto &p : model->parameters()) {
+    float *data = p.mutable_grad().data_ptr<float>();
+    ncclAllReduce(data, data, p.numel(), ncclFloat, ncclSum, comm, stream);
+    // CHECK-MPI: :[[@LINE-1]]:5: warning: 'ncclAllReduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step: gradients are summed over N ranks, so the effective learning rate is N times larger; reduce with ncclAvg, or divide them by the world size after the reduction [ddp-unaveraged-allreduce]
+  }
+}
+
+void boost_sum(boost::mpi::communicator &world, Net &model) {
+  std::vector<float> flat;
+  for (auto &p : model->parameters()) {
+    float *g = p.grad().data_ptr<float>();
+    flat.insert(flat.end(), g, g + p.numel());
+  }
+  boost::mpi::all_reduce(world, boost::mpi::inplace(flat.data()),
+                         static_cast<int>(flat.size()), std::plus<float>());
+  // CHECK-MPI: :[[@LINE-2]]:3: warning: 'all_reduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step: gradients are summed over N ranks, so the effective learning rate is N times larger; divide them by comm.size() after the reduction [ddp-unaveraged-allreduce]
+}
+#endif
+
+// A reduce-scatter of the flattened gradients (each rank then steps its
+// shard) sums too.
+void sharded_sum(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net &model,
+                 torch::optim::SGD &optimizer) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad().flatten());
+  auto flat = torch::cat(grads);
+  std::vector<at::Tensor> shard{torch::empty_like(flat.narrow(0, 0, 1))};
+  std::vector<std::vector<at::Tensor>> inputs{{flat.narrow(0, 0, 1), flat.narrow(0, 1, 1)}};
+  pg->reduce_scatter(shard, inputs)->wait();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'reduce_scatter' sums the gradients over all ranks
+  // CHECK-MESSAGES: :[[@LINE+1]]:13: note: the optimizer steps with the summed gradients here
+  optimizer.step();
+}
+
+// A closure that reduces inside the optimizer step.
+void closure_sum(c10d::ProcessGroup &pg, Net &model, torch::optim::SGD &optimizer,
+                 torch::Tensor x, torch::Tensor y) {
+  optimizer.step([&] {
+    optimizer.zero_grad();
+    auto loss = F::mse_loss(model->forward(x), y);
+    loss.backward();
+    for (auto &p : model->parameters()) {
+      std::vector<at::Tensor> grads{p.grad()};
+      pg.allreduce(grads)->wait();
+      // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'allreduce' sums the gradients over all ranks
+    }
+    return loss;
+  });
+}
+
+// A helper called from this file by a caller that does not average either.
+void sum_grads(c10d::ProcessGroup &pg, std::vector<torch::Tensor> &grads) {
+  pg.allreduce(grads)->wait();
+  // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: 'allreduce' sums the gradients over all ranks
+}
+
+void caller_without_average(c10d::ProcessGroup &pg, Net &model,
+                            torch::optim::SGD &optimizer) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  sum_grads(pg, grads);
+  // CHECK-MESSAGES: :[[@LINE+1]]:13: note: the optimizer steps with the summed gradients here
+  optimizer.step();
+}
+
+//===----------------------------------------------------------------------===//
+// Averaged: correct patterns
+//===----------------------------------------------------------------------===//
+
+void divided_in_the_loop(c10d::ProcessGroup &pg, Net &model,
+                         torch::optim::SGD &optimizer) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    p.grad().div_(pg.getSize());
+  }
+  optimizer.step();
+}
+
+// Averaged in a second loop, by a world size read from the environment.
+void divided_in_a_second_loop(c10d::ProcessGroup &pg, Net &model,
+                              torch::optim::SGD &optimizer) {
+  const int world = env_int("WORLD_SIZE", 1);
+  std::vector<c10::intrusive_ptr<c10d::Work>> pending;
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pending.push_back(pg.allreduce(grads));
+  }
+  for (auto &work : pending)
+    work->wait();
+  for (auto &item : model->named_parameters())
+    item.value().mutable_grad() = item.value().grad() / world;
+  optimizer.step();
+}
+
+void multiplied_by_the_reciprocal(c10d::ProcessGroup &pg, Net &model,
+                                  torch::optim::SGD &optimizer) {
+  const double scale = 1.0 / pg.getSize();
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    p.grad().mul_(scale);
+  }
+  optimizer.step();
+}
+
+void foreach_mul(c10d::ProcessGroup &pg, Net &model, torch::optim::SGD &optimizer,
+                 int world_size) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  pg.allreduce_coalesced(grads)->wait();
+  at::_foreach_mul_(grads, 1.0 / world_size);
+  optimizer.step();
+}
+
+// Assignment through .data(), as DOMAIN idioms write it.
+void assigned_through_data(c10d::ProcessGroup &pg, Net &model, int n_ranks) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    p.grad().data() = p.grad().data() / n_ranks;
+  }
+}
+
+void reduce_op_avg(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net &model) {
+  std::vector<at::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  c10d::AllreduceOptions options;
+  options.reduceOp = c10d::ReduceOp::AVG;
+  pg->allreduce(grads, options)->wait();
+}
+
+void reduce_op_avg_designated(c10::intrusive_ptr<c10d::ProcessGroup> pg,
+                              Net &model) {
+  std::vector<at::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  pg->allreduce(grads, c10d::AllreduceOptions{.reduceOp = c10d::ReduceOp::AVG})
+      ->wait();
+}
+
+void premultiplied_sum(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net &model) {
+  std::vector<at::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  c10d::AllreduceOptions options;
+  options.reduceOp = c10d::makeNCCLPreMulSum(1.0 / pg->getSize());
+  pg->allreduce(grads, options)->wait();
+}
+
+// The gradient divided before it is reduced: the sum of the quotients is
+// the mean (examples/src/train.cpp's temperature gradient).
+void divided_before_the_reduction(c10d::ProcessGroup &pg,
+                                  torch::Tensor &temperature,
+                                  torch::optim::SGD &optimizer) {
+  std::vector<at::Tensor> grads{temperature.mutable_grad().div_(pg.getSize())};
+  auto work = pg.allreduce(grads);
+  work->wait();
+  optimizer.step();
+}
+
+// The loss scaled by 1 / world size before backward(): every gradient is
+// already divided.
+void scaled_loss(c10d::ProcessGroup &pg, Net &model, torch::optim::SGD &optimizer,
+                 torch::Tensor x, torch::Tensor y) {
+  auto loss = F::mse_loss(model->forward(x), y) / pg.getSize();
+  loss.backward();
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+  }
+  optimizer.step();
+}
+
+#ifdef WITH_MPI_NCCL_BOOST
+void mpi_divided(Net &model, torch::optim::SGD &optimizer) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    MPI_Allreduce(MPI_IN_PLACE, grad.data_ptr(), grad.numel(), MPI_FLOAT, MPI_SUM,
+                  MPI_COMM_WORLD);
+    grad.div_(size);
+  }
+  optimizer.step();
+}
+
+void mpi_raw_buffer(Net &model, std::vector<float> &buffer) {
+  int nprocs = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  for (auto &p : model->parameters()) {
+    float *grad = p.grad().data_ptr<float>();
+    std::copy(grad, grad + p.numel(), buffer.begin());
+  }
+  MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(buffer.size()),
+                MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  for (size_t i = 0; i < buffer.size(); ++i)
+    buffer[i] /= nprocs;
+}
+
+// MPI_MAX is not a sum.
+void mpi_max(Net &model) {
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    MPI_Allreduce(MPI_IN_PLACE, grad.data_ptr(), grad.numel(), MPI_FLOAT, MPI_MAX,
+                  MPI_COMM_WORLD);
+  }
+}
+
+void nccl_avg(Net &model, ncclComm_t comm, cudaStream_t stream) {
+  for (auto &p : model->parameters()) {
+    float *data = p.mutable_grad().data_ptr<float>();
+    ncclAllReduce(data, data, p.numel(), ncclFloat, ncclAvg, comm, stream);
+  }
+}
+
+void nccl_premultiplied(Net &model, ncclComm_t comm, cudaStream_t stream) {
+  int count = 1;
+  ncclCommCount(comm, &count);
+  float scale = 1.0f / count;
+  ncclRedOp_t average;
+  ncclRedOpCreatePreMulSum(&average, &scale, ncclFloat, ncclScalarHostImmediate, comm);
+  for (auto &p : model->parameters()) {
+    float *data = p.mutable_grad().data_ptr<float>();
+    ncclAllReduce(data, data, p.numel(), ncclFloat, average, comm, stream);
+  }
+}
+
+// The sum lands in another buffer, which is averaged.
+void boost_into_output(boost::mpi::communicator &world, Net &model) {
+  for (auto &p : model->parameters()) {
+    auto g = p.grad().contiguous();
+    std::vector<float> in(g.data_ptr<float>(), g.data_ptr<float>() + g.numel());
+    std::vector<float> out(in.size());
+    boost::mpi::all_reduce(world, in.data(), static_cast<int>(in.size()),
+                           out.data(), std::plus<float>());
+    for (auto &v : out)
+      v /= world.size();
+    std::copy(out.begin(), out.end(), p.grad().data_ptr<float>());
+  }
+}
+
+void boost_divided(boost::mpi::communicator &world, std::vector<float> &grads) {
+  boost::mpi::all_reduce(world, boost::mpi::inplace(grads.data()),
+                         static_cast<int>(grads.size()), std::plus<float>());
+  for (auto &g : grads)
+    g /= world.size();
+}
+#endif
+
+// A metric, not a gradient (examples/src/dist_utils.cpp's all_reduce_sum).
+torch::Tensor all_reduce_sum(c10d::ProcessGroup &pg, const torch::Tensor &values) {
+  std::vector<at::Tensor> tensors{values.detach().clone()};
+  c10d::AllreduceOptions options;
+  options.reduceOp = c10d::ReduceOp::SUM;
+  pg.allreduce(tensors, options)->wait();
+  return tensors.front();
+}
+
+double all_reduce_mean(c10d::ProcessGroup &pg, double value) {
+  auto total = all_reduce_sum(pg, torch::tensor({value}, torch::kDouble));
+  return total.item<double>() / pg.getSize();
+}
+
+// A global gradient norm: the sum of squares is the right reduction.
+void clip_global_norm(c10d::ProcessGroup &pg, Net &model, double max_norm) {
+  auto total = torch::zeros({1});
+  for (auto &p : model->parameters())
+    total += p.grad().pow(2).sum();
+  std::vector<at::Tensor> norm{total};
+  pg.allreduce(norm)->wait();
+}
+
+// The world size kept by a trainer, from its constructor.
+struct Trainer {
+  explicit Trainer(c10::intrusive_ptr<c10d::ProcessGroup> pg)
+      : pg_(pg), ranks_(pg->getSize()) {}
+  void sync(Net &model) {
+    for (auto &p : model->parameters()) {
+      std::vector<at::Tensor> grads{p.grad()};
+      pg_->allreduce(grads)->wait();
+      p.grad().div_(ranks_);
+    }
+  }
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+  int64_t ranks_;
+};
+
+// Averaged by a function defined elsewhere, handed the gradients and
+// 1 / world size.
+void scale_gradients(Net &model, double factor);
+
+void averaged_by_a_helper(c10d::ProcessGroup &pg, Net &model,
+                          torch::optim::SGD &optimizer) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+  }
+  scale_gradients(model, 1.0 / pg.getSize());
+  optimizer.step();
+}
+
+// A summing helper whose every caller averages after it.
+void sum_gradients(c10d::ProcessGroup &pg, std::vector<torch::Tensor> &grads) {
+  for (auto &g : grads) {
+    std::vector<at::Tensor> one{g};
+    pg.allreduce(one)->wait();
+  }
+}
+
+void caller_averages(c10d::ProcessGroup &pg, Net &model,
+                     torch::optim::SGD &optimizer) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  sum_gradients(pg, grads);
+  for (auto &g : grads)
+    g.div_(pg.getSize());
+  optimizer.step();
+}
+
+#ifdef SCALED_LEARNING_RATE
+// The learning rate divided by the world size instead: this averages every
+// update of the file (see the RUN line above).
+void scaled_learning_rate(c10d::ProcessGroup &pg, Net &model) {
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.1 / pg.getSize()));
+  (void)optimizer;
+}
+#endif
+
+// A wrapper reducing a bucket in a gradient hook and averaging it in the
+// method that waits for it (examples/src/ddp.h).
+class BucketDDP : public torch::nn::Module {
+public:
+  void synchronize_gradients() {
+    if (!pending_)
+      return;
+    pending_->wait();
+    bucket_.div_(pg_->getSize());
+  }
+  void mark_gradient_ready() {
+    std::vector<torch::Tensor> flat;
+    for (auto &p : params_)
+      flat.push_back(p.grad().reshape({-1}));
+    bucket_ = torch::cat(flat);
+    std::vector<at::Tensor> tensors{bucket_};
+    pending_ = pg_->allreduce(tensors);
+  }
+
+private:
+  std::vector<torch::Tensor> params_;
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+  torch::Tensor bucket_;
+  c10::intrusive_ptr<c10d::Work> pending_;
+};
+
+// The operation arrives as a parameter: nothing to say.
+void op_from_caller(c10d::ProcessGroup &pg, Net &model,
+                    const c10d::AllreduceOptions &options) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads, options)->wait();
+  }
+}
+
+#ifdef WITH_OPTIONS
+namespace fw {
+struct Communicator {
+  void sum(torch::Tensor &t);
+  int count() const;
+};
+} // namespace fw
+
+void configured_sum(fw::Communicator &comm, Net &model) {
+  for (auto &p : model->parameters())
+    comm.sum(p.mutable_grad());
+  // CHECK-OPTIONS: :[[@LINE-1]]:10: warning: 'sum' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step: gradients are summed over N ranks, so the effective learning rate is N times larger; divide them by the world size after the reduction [ddp-unaveraged-allreduce]
+}
+
+void configured_average(fw::Communicator &comm, Net &model) {
+  for (auto &p : model->parameters()) {
+    comm.sum(p.mutable_grad());
+    p.mutable_grad().div_(comm.count());
+  }
+}
+
+// A framework communicator's size() is its world size.
+struct Group {
+  void sum(torch::Tensor &t);
+  int size() const;
+};
+
+void framework_size(fw::Communicator &comm, Group &group, Net &model) {
+  for (auto &p : model->parameters()) {
+    comm.sum(p.mutable_grad());
+    p.mutable_grad().div_(group.size());
+  }
+}
+#endif
+
+// Known false negatives (docs/checks/ddp-unaveraged-allreduce.md):
+// - a gradient averaged anywhere earlier in the step counts, even another
+//   parameter's;
+// - a learning rate divided by the world size anywhere in the file silences
+//   every report of the file.

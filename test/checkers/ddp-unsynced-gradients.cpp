@@ -1,0 +1,563 @@
+// Both entry points, the clang-tidy plugin and the driver, on the mock headers:
+// RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN: not %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+//
+// A framework collective named in CollectiveFunctions, and a sync helper
+// named in GradientSyncFunctions, are syncs:
+// RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' \
+// RUN:   -config="{CheckOptions: {CollectiveFunctions: '::fw::Communicator::sum', GradientSyncFunctions: '*[Rr]educe*[Gg]rad*;*[Ss]ync*[Gg]rad*;*[Aa]verage*[Gg]rad*;*[Aa]vg*[Gg]rad*;exchange_updates'}}" \
+// RUN:   -- %mock_flags -DWITH_OPTIONS 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+//
+// Code clang cannot build (a call into a missing header) may be the sync:
+// RUN: not %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags -DWITH_BROKEN_CODE 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+//
+// test/integration runs this same file against the real LibTorch headers.
+
+#include <torch/torch.h>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace F = torch::nn::functional;
+using torch::data::samplers::DistributedRandomSampler;
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+struct Batch {
+  torch::Tensor data, target;
+};
+
+// A hand-written sync helper defined in this file: it is recognised from
+// its body.
+void average_parameters_grads(c10d::ProcessGroup &pg, Net &model) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> tensors{p.grad()};
+    pg.allreduce(tensors)->wait();
+    p.grad().div_(pg.getSize());
+  }
+}
+
+// Helpers whose bodies live in another file: a name that says "sync the
+// gradients", or a communicator handed together with the parameters.
+void allreduce_gradients(c10d::ProcessGroup &pg,
+                         const std::vector<torch::Tensor> &parameters);
+void communicate(c10d::ProcessGroup &pg, const std::vector<torch::Tensor> &tensors);
+double all_reduce_mean(c10d::ProcessGroup &pg, double value);
+
+//===----------------------------------------------------------------------===//
+// No sync between backward() and step()
+//===----------------------------------------------------------------------===//
+
+void manual_loop_without_sync(c10d::ProcessGroup &pg, Net &model,
+                              torch::optim::SGD &optimizer,
+                              std::vector<Batch> &batches) {
+  for (auto &batch : batches) {
+    optimizer.zero_grad();
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    optimizer.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: the optimizer steps with gradients no rank shares: nothing all-reduces them between backward() and the step in this distributed program, so each rank steps with its own gradients: replicas diverge; all-reduce the gradients and divide them by the world size after backward() and before the step, or run the forward pass through the data-parallel wrapper [ddp-unsynced-gradients]
+    // CHECK-MESSAGES: :[[@LINE-3]]:10: note: gradients computed by backward() here
+  }
+}
+
+// A distributed sampler feeding the loop is enough to know the program is
+// distributed.
+void sharded_loader_without_sync(Net &model, size_t rank, size_t world) {
+  torch::optim::Adam optimizer(model->parameters());
+  auto dataset = torch::data::datasets::MNIST("data").map(
+      torch::data::transforms::Stack<>());
+  auto loader = torch::data::make_data_loader(
+      dataset, DistributedRandomSampler(60000, world, rank),
+      torch::data::DataLoaderOptions(32));
+  for (auto &batch : *loader) {
+    optimizer.zero_grad();
+    auto loss = F::cross_entropy(model->forward(batch.data), batch.target);
+    loss.backward();
+    optimizer.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: the optimizer steps with gradients no rank shares
+    // CHECK-MESSAGES: :[[@LINE-3]]:10: note: gradients computed by backward() here
+  }
+}
+
+// A metric all-reduce between backward() and step() is not a gradient sync.
+void only_the_loss_is_reduced(c10d::ProcessGroup &pg, Net &model,
+                              torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  std::vector<at::Tensor> metric{loss.detach().clone()};
+  pg.allreduce(metric)->wait();
+  double mean = all_reduce_mean(pg, loss.item<double>());
+  (void)mean;
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the optimizer steps with gradients no rank shares
+  // CHECK-MESSAGES: :[[@LINE-7]]:8: note: gradients computed by backward() here
+}
+
+// An early exit that steps before the sync: the sync is not on every path.
+void skips_the_sync_on_some_steps(c10d::ProcessGroup &pg, Net &model,
+                                  torch::optim::SGD &optimizer,
+                                  std::vector<Batch> &batches, bool warmup) {
+  for (auto &batch : batches) {
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    if (warmup) {
+      optimizer.step();
+      // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: the optimizer steps with gradients no rank shares
+      // CHECK-MESSAGES: :[[@LINE-4]]:10: note: gradients computed by backward() here
+      continue;
+    }
+    average_parameters_grads(pg, model);
+    optimizer.step();
+  }
+}
+
+// The process group is in the caller: a training step called from a
+// distributed program runs in one.
+void train_step(Net &model, torch::optim::Optimizer &optimizer, Batch &batch) {
+  optimizer.zero_grad();
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  torch::autograd::backward({loss});
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the optimizer steps with gradients no rank shares
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: gradients computed by backward() here
+}
+
+void distributed_main(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net &model,
+                      std::vector<Batch> &batches) {
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1));
+  for (auto &batch : batches)
+    train_step(model, optimizer, batch);
+}
+
+// backward() in one helper, the step in the caller.
+void compute_gradients(Net &model, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+}
+
+void backward_in_a_helper(c10d::ProcessGroup &pg, Net &model,
+                          torch::optim::SGD &optimizer, Batch &batch) {
+  compute_gradients(model, batch);
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the optimizer steps with gradients no rank shares
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: 'compute_gradients' runs backward() here
+}
+
+// An optimizer closure that runs backward() and nothing syncs.
+void closure_without_sync(c10d::ProcessGroup &pg, Net &model,
+                          torch::optim::SGD &optimizer, Batch &batch) {
+  optimizer.step([&] {
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the optimizer steps with gradients no rank shares
+    optimizer.zero_grad();
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: note: the closure runs backward() here
+    return loss;
+  });
+}
+
+// A hand-written SGD update is a step too.
+void manual_update_without_sync(c10d::ProcessGroup &pg, Net &model,
+                                Batch &batch, double lr) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  torch::NoGradGuard no_grad;
+  for (auto &p : model->parameters())
+    p.data().add_(p.grad(), -lr);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: this parameter update applies gradients no rank shares: nothing all-reduces them
+  // CHECK-MESSAGES: :[[@LINE-5]]:8: note: gradients computed by backward() here
+}
+
+//===----------------------------------------------------------------------===//
+// A wrapper that must be told to sync
+//===----------------------------------------------------------------------===//
+
+// Hooks start an asynchronous all-reduce; synchronize_gradients() waits for
+// it, averages and writes the result back. Its forward alone syncs nothing.
+class BucketDDP : public torch::nn::Module {
+public:
+  BucketDDP(Net module, c10::intrusive_ptr<c10d::ProcessGroup> pg)
+      : module_(register_module("module", module)), pg_(std::move(pg)) {}
+  torch::Tensor forward(torch::Tensor x) { return module_->forward(x); }
+  void synchronize_gradients() {
+    if (!pending_)
+      return;
+    pending_->wait();
+    bucket_.div_(pg_->getSize());
+  }
+  void launch() {
+    std::vector<torch::Tensor> grads;
+    for (auto &p : module_->parameters())
+      grads.push_back(p.grad().reshape({-1}));
+    bucket_ = torch::cat(grads);
+    std::vector<at::Tensor> tensors{bucket_};
+    pending_ = pg_->allreduce(tensors);
+  }
+
+private:
+  Net module_;
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+  torch::Tensor bucket_;
+  c10::intrusive_ptr<c10d::Work> pending_;
+};
+
+void wrapper_sync_forgotten(BucketDDP &ddp, torch::optim::SGD &optimizer,
+                            Batch &batch) {
+  auto loss = F::mse_loss(ddp.forward(batch.data), batch.target);
+  loss.backward();
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the optimizer steps with gradients no rank shares
+  // CHECK-MESSAGES: :[[@LINE-3]]:8: note: gradients computed by backward() here
+}
+
+void wrapper_synced(BucketDDP &ddp, torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(ddp.forward(batch.data), batch.target);
+  loss.backward();
+  ddp.synchronize_gradients();
+  optimizer.step();
+}
+
+//===----------------------------------------------------------------------===//
+// A sync before backward(): it reduces the previous step's gradients
+//===----------------------------------------------------------------------===//
+
+void sync_before_backward(c10d::ProcessGroup &pg, Net &model,
+                          torch::optim::SGD &optimizer,
+                          std::vector<Batch> &batches) {
+  for (auto &batch : batches) {
+    optimizer.zero_grad();
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    allreduce_gradients(pg, model->parameters());
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: gradient sync 'allreduce_gradients' runs before the backward() of its step, so it reduces the previous step's gradients and each rank steps with its own gradients: replicas diverge; move the sync after backward() and before the optimizer step [ddp-unsynced-gradients]
+    loss.backward();
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: note: this step's gradients are computed here
+    optimizer.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: note: the optimizer steps with them here
+  }
+}
+
+// After the step, the sync reduces gradients the optimizer already used;
+// the next step's gradients are never synced.
+void sync_after_step(c10d::ProcessGroup &pg, Net &model,
+                     torch::optim::SGD &optimizer, std::vector<Batch> &batches) {
+  for (auto &batch : batches) {
+    optimizer.zero_grad();
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    optimizer.step();
+    for (auto &p : model->parameters()) {
+      std::vector<at::Tensor> grads{p.grad()};
+      pg.allreduce(grads)->wait();
+      // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: gradient sync 'allreduce' runs before the backward() of its step
+      // CHECK-MESSAGES: :[[@LINE-6]]:10: note: this step's gradients are computed here
+      // CHECK-MESSAGES: :[[@LINE-6]]:15: note: the optimizer steps with them here
+    }
+  }
+}
+
+// The optimizer's closure runs backward(); a sync issued before
+// step(closure) reduces the gradients of the step before.
+void sync_before_closure(c10d::ProcessGroup &pg, Net &model,
+                         torch::optim::SGD &optimizer, Batch &batch) {
+  auto closure = [&]() -> torch::Tensor {
+    optimizer.zero_grad();
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    return loss;
+  };
+  average_parameters_grads(pg, model);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: gradient sync 'average_parameters_grads' runs before the backward() of its step, so it reduces the previous step's gradients and each rank steps with its own gradients: replicas diverge; sync inside the closure, after its backward() [ddp-unsynced-gradients]
+  // CHECK-MESSAGES: :[[@LINE-5]]:10: note: the closure runs this step's backward() here
+  optimizer.step(closure);
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with them here
+}
+
+//===----------------------------------------------------------------------===//
+// Correct patterns
+//===----------------------------------------------------------------------===//
+
+// Single-process training: nothing distributed in sight.
+void single_process(Net &model, std::vector<Batch> &batches) {
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1));
+  for (auto &batch : batches) {
+    optimizer.zero_grad();
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    optimizer.step();
+  }
+}
+
+void per_parameter_allreduce(c10d::ProcessGroup &pg, Net &model,
+                             torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  for (auto &item : model->named_parameters()) {
+    if (!item.value().grad().defined())
+      continue;
+    std::vector<at::Tensor> grads{item.value().grad()};
+    pg.allreduce(grads)->wait();
+    item.value().grad().div_(pg.getSize());
+  }
+  optimizer.step();
+}
+
+void flattened_bucket(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net &model,
+                      torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad().flatten());
+  std::vector<at::Tensor> bucket{torch::cat(grads)};
+  auto work = pg->allreduce(bucket);
+  work->wait();
+  bucket[0].div_(pg->getSize());
+  optimizer.step();
+}
+
+void helper_defined_here(c10d::ProcessGroup &pg, Net &model,
+                         torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  average_parameters_grads(pg, model);
+  optimizer.step();
+}
+
+void helper_defined_elsewhere(c10d::ProcessGroup &pg, Net &model,
+                              torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  allreduce_gradients(pg, model->parameters());
+  optimizer.step();
+}
+
+// A lambda that syncs, called between backward() and step().
+void lambda_helper(c10d::ProcessGroup &pg, Net &model,
+                   torch::optim::SGD &optimizer, Batch &batch) {
+  auto sync = [&] {
+    for (auto &p : model->parameters()) {
+      std::vector<at::Tensor> grads{p.grad()};
+      pg.allreduce(grads)->wait();
+      p.grad().div_(pg.getSize());
+    }
+  };
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  sync();
+  optimizer.step();
+}
+
+// A virtual sync whose override (defined here) all-reduces.
+struct SyncStrategy {
+  virtual ~SyncStrategy() = default;
+  virtual void apply(Net &model) = 0;
+};
+struct AllreduceStrategy : SyncStrategy {
+  c10::intrusive_ptr<c10d::ProcessGroup> pg;
+  void apply(Net &model) override { average_parameters_grads(*pg, model); }
+};
+
+void virtual_helper(c10d::ProcessGroup &pg, SyncStrategy &strategy, Net &model,
+                    torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  strategy.apply(model);
+  optimizer.step();
+}
+
+// A function defined elsewhere, handed the communicator and the parameters.
+void opaque_helper(c10d::ProcessGroup &pg, Net &model,
+                   torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  communicate(pg, model->parameters());
+  optimizer.step();
+}
+
+// A sync skipped only when there is nobody to sync with.
+void sync_only_with_peers(c10d::ProcessGroup &pg, Net &model,
+                          torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  if (pg.getSize() > 1)
+    average_parameters_grads(pg, model);
+  optimizer.step();
+}
+
+// Gradient accumulation: sync and step together every few micro-batches.
+void accumulation(c10d::ProcessGroup &pg, Net &model,
+                  torch::optim::SGD &optimizer, std::vector<Batch> &batches) {
+  int micro = 0;
+  for (auto &batch : batches) {
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target) / 4;
+    loss.backward();
+    if (++micro % 4 == 0) {
+      average_parameters_grads(pg, model);
+      optimizer.step();
+      optimizer.zero_grad();
+    }
+  }
+}
+
+// The closure syncs after its backward().
+void closure_with_sync(c10d::ProcessGroup &pg, Net &model,
+                       torch::optim::SGD &optimizer, Batch &batch) {
+  optimizer.step([&] {
+    optimizer.zero_grad();
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    average_parameters_grads(pg, model);
+    return loss;
+  });
+}
+
+void manual_update_after_sync(c10d::ProcessGroup &pg, Net &model, Batch &batch,
+                              double lr) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  average_parameters_grads(pg, model);
+  torch::NoGradGuard no_grad;
+  for (auto &p : model->parameters())
+    p.data().add_(p.grad(), -lr);
+}
+
+// Model averaging: each rank steps, then the parameters are averaged.
+void parameter_averaging(c10d::ProcessGroup &pg, Net &model,
+                         torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  optimizer.step();
+  torch::NoGradGuard no_grad;
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> data{p.data()};
+    pg.allreduce(data)->wait();
+    p.data().div_(pg.getSize());
+  }
+}
+
+// Evaluation: no backward, no step.
+void evaluate(c10d::ProcessGroup &pg, Net &model, Batch &batch) {
+  torch::NoGradGuard no_grad;
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  std::vector<at::Tensor> metric{loss};
+  pg.allreduce(metric)->wait();
+}
+
+// Gradient hooks that all-reduce make backward() itself sync:
+// ddp-unsynced-gradients-hooks.cpp (hooks count for the whole file).
+
+// A wrapper whose forward arms its own sync (no sync method to call): an
+// in-house DDP declared elsewhere.
+class ReducerDDP : public torch::nn::Module {
+public:
+  ReducerDDP(Net module, c10::intrusive_ptr<c10d::ProcessGroup> pg);
+  torch::Tensor forward(torch::Tensor x);
+};
+
+void auto_syncing_wrapper(ReducerDDP &ddp, torch::optim::SGD &optimizer,
+                          Batch &batch) {
+  auto loss = F::mse_loss(ddp.forward(batch.data), batch.target);
+  loss.backward();
+  optimizer.step();
+}
+
+// A template instantiated with a sync.
+template <typename Model>
+void templated_step(c10d::ProcessGroup &pg, Model &model,
+                    torch::optim::Optimizer &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  average_parameters_grads(pg, model);
+  optimizer.step();
+}
+template void templated_step<Net>(c10d::ProcessGroup &, Net &,
+                                  torch::optim::Optimizer &, Batch &);
+
+// A framework's collective, handed the gradients: configured in
+// CollectiveFunctions, or recognised by its name and its class.
+namespace fw {
+struct Communicator {
+  void sum(torch::Tensor &t);
+};
+} // namespace fw
+
+void framework_collective(c10d::ProcessGroup &pg, fw::Communicator &comm,
+                          Net &model, torch::optim::SGD &optimizer,
+                          Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  for (auto &p : model->parameters())
+    comm.sum(p.mutable_grad());
+  optimizer.step();
+}
+
+// Compiled out in this configuration: the sync may be the one built in
+// production.
+void gated_sync(c10d::ProcessGroup &pg, Net &model,
+                torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+#ifdef USE_GRADIENT_SYNC
+  average_parameters_grads(pg, model);
+#endif
+  optimizer.step();
+}
+
+#ifdef WITH_BROKEN_CODE
+#include "mpi_helpers_not_installed.h"
+void broken_sync(c10d::ProcessGroup &pg, Net &model,
+                 torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  for (auto &p : model->parameters())
+    mpi_helpers::average(p.grad());
+  optimizer.step();
+}
+#endif
+
+#ifdef WITH_OPTIONS
+void exchange_updates(Net &model);
+
+void configured_sync_function(c10d::ProcessGroup &pg, Net &model,
+                              torch::optim::SGD &optimizer, Batch &batch) {
+  auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+  loss.backward();
+  exchange_updates(model);
+  optimizer.step();
+}
+#endif
+
+// Known false negatives (documented in docs/checks/ddp-unsynced-gradients.md):
+// - a sync under a condition that is not about the rank, when the step is
+//   outside it (`if (step % 4 == 0) sync(); optimizer.step();`), counts as a
+//   sync;
+void sync_on_some_iterations(c10d::ProcessGroup &pg, Net &model,
+                             torch::optim::SGD &optimizer,
+                             std::vector<Batch> &batches) {
+  int i = 0;
+  for (auto &batch : batches) {
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    if (++i % 4 == 0)
+      average_parameters_grads(pg, model);
+    optimizer.step();
+  }
+}
+// - a step in a function whose callers are in other files, with nothing
+//   distributed in its own body (the context is not visible).
