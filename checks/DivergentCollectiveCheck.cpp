@@ -3,7 +3,7 @@
 #include "DivergentCollectiveCheck.h"
 
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/DenseSet.h"
@@ -148,18 +148,15 @@ const char *exitName(const Stmt *Exit) {
 /// The statement whose condition a branch block tests: the if / loop / ?:
 /// itself, or, for one operand of `&&` / `||`, the statement whose
 /// condition holds the whole chain.
-const Stmt *controllingStatement(const Stmt *Terminator, ASTContext &Context) {
+const Stmt *controllingStatement(const Stmt *Terminator,
+                                 const ParentMap &Parents) {
   const auto *Logical = dyn_cast_or_null<BinaryOperator>(Terminator);
   if (!Logical || !Logical->isLogicalOp())
     return Terminator;
   const Stmt *Top = Terminator;
-  DynTypedNode Node = DynTypedNode::create(*Terminator);
+  const Stmt *S = Terminator;
   for (unsigned Depth = 0; Depth < 32; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      break;
-    Node = Parents[0];
-    const auto *S = Node.get<Stmt>();
+    S = Parents.getParent(S);
     if (!S)
       break;
     if (isa<IfStmt>(S) || isa<WhileStmt>(S) || isa<ForStmt>(S) ||
@@ -177,17 +174,14 @@ const Stmt *controllingStatement(const Stmt *Terminator, ASTContext &Context) {
   return Top;
 }
 
-bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Context) {
-  DynTypedNode Node = DynTypedNode::create(*Inner);
-  for (unsigned Depth = 0; Depth < 256; ++Depth) {
-    if (Node.get<Stmt>() == Outer)
+/// Whether \p Inner lies in \p Outer (not counting lambdas defined there).
+bool isWithin(const Stmt *Inner, const Stmt *Outer, const ParentMap &Parents) {
+  for (unsigned Depth = 0; Inner && Depth < 256; ++Depth) {
+    if (Inner == Outer)
       return true;
-    if (Node.get<LambdaExpr>() || Node.get<FunctionDecl>())
+    if (isa<LambdaExpr>(Inner))
       return false;
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      return false;
-    Node = Parents[0];
+    Inner = Parents.getParent(Inner);
   }
   return false;
 }
@@ -196,7 +190,7 @@ bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Context) {
 /// if, ?: or switch, a loop's body (or a for loop's increment), or the
 /// right operand of && / ||; not in the condition itself.
 bool isGuardedBy(const Stmt *Inner, const Stmt *Controlling,
-                 ASTContext &Context) {
+                 const ParentMap &Parents) {
   llvm::SmallVector<const Stmt *, 2> Guarded;
   if (const auto *If = dyn_cast<IfStmt>(Controlling))
     Guarded = {If->getThen(), If->getElse()};
@@ -217,7 +211,7 @@ bool isGuardedBy(const Stmt *Inner, const Stmt *Controlling,
   else
     Guarded = {Controlling};
   return llvm::any_of(Guarded, [&](const Stmt *S) {
-    return S && isWithin(Inner, S, Context);
+    return S && isWithin(Inner, S, Parents);
   });
 }
 
@@ -258,9 +252,11 @@ const Stmt *exitOf(const Stmt *Controlling) {
 } // namespace
 
 void DivergentCollectiveCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(functionDecl(isDefinition(), hasBody(compoundStmt()),
-                                  unless(isExpansionInSystemHeader()),
-                                  unless(isImplicit()))
+  // Cheapest test first: the plugin meets every function of LibTorch's
+  // headers here.
+  Finder->addMatcher(functionDecl(unless(isExpansionInSystemHeader()),
+                                  isDefinition(), unless(isImplicit()),
+                                  hasBody(compoundStmt()))
                          .bind(FunctionId),
                      this);
 }
@@ -281,8 +277,8 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
   FunctionDivergence *Flow = Analysis->function(Function);
   if (!Flow)
     return;
-  ASTContext &Context = Analysis->context();
-  const SourceManager &SM = Context.getSourceManager();
+  const SourceManager &SM = Analysis->context().getSourceManager();
+  const ParentMap &Parents = Analysis->parents(Function);
 
   // The collectives this body issues, in source order.
   std::vector<Site> Sites;
@@ -366,9 +362,9 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
           Matched(*Branch, S))
         continue;
       const Stmt *Controlling =
-          controllingStatement(Branch->getTerminatorStmt(), Context);
+          controllingStatement(Branch->getTerminatorStmt(), Parents);
       const Stmt *Exit = nullptr;
-      if (!Controlling || !isGuardedBy(S.Call, Controlling, Context)) {
+      if (!Controlling || !isGuardedBy(S.Call, Controlling, Parents)) {
         Exit = exitOf(Controlling);
         // No explicit exit: an assertion-like call that does not return
         // (TORCH_CHECK, abort); the rank fails rather than skips.
@@ -424,7 +420,7 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
            DiagnosticIDs::Note)
           << exitName(F.Exit);
     if (const Stmt *Origin = F.Condition.origin(Why))
-      if (!Condition || !isWithin(Origin, Condition, Context))
+      if (!Condition || !isWithin(Origin, Condition, Parents))
         diag(locationOf(Origin), originNote(Why), DiagnosticIDs::Note);
   }
 }

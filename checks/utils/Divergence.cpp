@@ -5,7 +5,6 @@
 #include "utils/UserCode.h"
 
 #include "clang/AST/DeclTemplate.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/Analyses/PostOrderCFGView.h"
@@ -15,6 +14,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace clang::tidy::ddp {
 
@@ -167,18 +167,12 @@ FunctionDivergence::FunctionDivergence(DivergenceAnalysis &Owner,
 FunctionDivergence::~FunctionDivergence() = default;
 
 const CFGBlock *FunctionDivergence::blockOf(const Stmt *S) const {
-  ASTContext &Context = Owner.context();
-  DynTypedNode Node = DynTypedNode::create(*S);
-  for (unsigned Depth = 0; Depth < 64; ++Depth) {
-    if (const auto *Current = Node.get<Stmt>()) {
-      auto It = BlockOf.find(Current);
-      if (It != BlockOf.end())
-        return It->second;
-    }
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      return nullptr;
-    Node = Parents[0];
+  const ParentMap &Parents = Owner.parents(Function);
+  for (unsigned Depth = 0; S && Depth < 64; ++Depth) {
+    auto It = BlockOf.find(S);
+    if (It != BlockOf.end())
+      return It->second;
+    S = Parents.getParent(S);
   }
   return nullptr;
 }
@@ -452,17 +446,29 @@ bool FunctionDivergence::isHookParameter(const ParmVarDecl &P) const {
   const auto *Method = dyn_cast<CXXMethodDecl>(P.getDeclContext());
   if (!Method || !Method->getParent()->isLambda())
     return false;
-  DynTypedNode Node = DynTypedNode::create(P);
-  for (unsigned Depth = 0; Depth < 8; ++Depth) {
-    DynTypedNodeList Parents = Owner.context().getParents(Node);
-    if (Parents.empty())
-      return false;
-    Node = Parents[0];
-    if (const auto *Call = Node.get<CallExpr>())
+  const CXXRecordDecl *Closure = Method->getParent();
+  const auto *Enclosing = dyn_cast<FunctionDecl>(Closure->getDeclContext());
+  if (!Enclosing || !Enclosing->getBody())
+    return false;
+  // The lambda expression in the enclosing body, then the call it is
+  // handed to.
+  const LambdaExpr *Lambda = nullptr;
+  std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
+    if (!S || Lambda)
+      return;
+    if (const auto *L = dyn_cast<LambdaExpr>(S); L && L->getLambdaClass() == Closure)
+      Lambda = L;
+    for (const Stmt *Child : S->children())
+      Find(Child);
+  };
+  Find(Enclosing->getBody());
+  const ParentMap &Parents = Owner.parents(*Enclosing);
+  const Stmt *S = Lambda;
+  for (unsigned Depth = 0; S && Depth < 8; ++Depth) {
+    S = Parents.getParent(S);
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(S))
       return nameOf(Call->getDirectCallee()) == "register_hook";
-    // Climb from the parameter through its type to the lambda and the
-    // expressions around it; stop at the statement that holds them.
-    if (const auto *S = Node.get<Stmt>(); S && !isa<Expr>(S))
+    if (S && !isa<Expr>(S))
       return false;
   }
   return false;

@@ -27,6 +27,7 @@
 #include "utils/CollectiveSites.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/Analysis/Analyses/Dominators.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/DenseMap.h"
@@ -107,6 +108,10 @@ public:
 
   const Vocabulary &vocabulary() const { return Vocab; }
   ASTContext &context() const { return Context; }
+  /// The statements of \p FD's body by parent (lambda bodies included).
+  /// ASTContext::getParents would map the whole translation unit, LibTorch's
+  /// headers with it, on first use.
+  const ParentMap &parents(const FunctionDecl &FD);
 
   // Summaries used while analysing a function.
   /// What \p FD returns, in terms of its parameters.
@@ -133,6 +138,7 @@ private:
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionDivergence>>
       Functions;
   llvm::DenseSet<const FunctionDecl *> InProgress;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ParentMap>> Parents;
   llvm::DenseMap<const FieldDecl *, Divergence> Fields;
   llvm::DenseSet<const FieldDecl *> FieldsInProgress;
   /// Analyses made on the side while the same function was in progress.
