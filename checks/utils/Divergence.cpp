@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -240,7 +241,10 @@ void FunctionDivergence::collectFacts() {
 
 void FunctionDivergence::run() {
   PostOrderCFGView Order(Cfg.get());
-  for (unsigned Pass = 0; Pass < 32; ++Pass) {
+  // Round robin in reverse post-order: a pass carries a value out of one
+  // more level of loop nesting, so the depth of the CFG bounds the passes.
+  const unsigned MaxPasses = std::min(8u + Cfg->getNumBlockIDs(), 512u);
+  for (unsigned Pass = 0; Pass < MaxPasses; ++Pass) {
     Changed = false;
     for (const CFGBlock *B : Order)
       if (B)
