@@ -82,6 +82,8 @@ const CXXRecordDecl *templateArgumentRecord(const ClassTemplateSpecializationDec
   return Args[Index].getAsType()->getAsCXXRecordDecl();
 }
 
+} // namespace
+
 /// The record a (smart) pointer or reference type points to: strips
 /// references, raw pointers and std::shared_ptr / std::unique_ptr /
 /// c10::intrusive_ptr.
@@ -100,6 +102,8 @@ const CXXRecordDecl *pointeeRecord(QualType T) {
   }
   return RD;
 }
+
+namespace {
 
 const CXXRecordDecl *objectRecord(const Expr *Object) {
   return Object ? pointeeRecord(Object->getType()) : nullptr;

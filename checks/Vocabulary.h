@@ -270,6 +270,9 @@ private:
 /// which object an expression denotes (`std::move`, materialised
 /// temporaries, cleanups, constructor copies).
 const Expr *stripObjectWrappers(const Expr *E);
+/// The record a type holds: by value, through a reference, a raw pointer,
+/// `std::shared_ptr`, `std::unique_ptr` or `c10::intrusive_ptr`; or null.
+const CXXRecordDecl *pointeeRecord(QualType T);
 /// The variable or field an expression names after stripObjectWrappers
 /// (`x`, `this->x_`, `x_`), or null.
 const ValueDecl *referencedDecl(const Expr *E);

@@ -25,7 +25,7 @@ bool CollectiveSites::handsCommunicator(const CallExpr &Call, bool InStructs) {
       return true;
     if (!InStructs)
       continue;
-    if (const CXXRecordDecl *RD = heldRecord(T))
+    if (const CXXRecordDecl *RD = pointeeRecord(T))
       if (RD->hasDefinition() && !inSystemHeader(*RD))
         for (const FieldDecl *F : RD->getDefinition()->fields())
           if (Vocabulary::isCommunicatorType(F->getType()))
@@ -97,13 +97,8 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
     llvm::StringRef Name = nameOf(FD);
     if (Name == "make_shared" || Name == "make_unique" ||
         Name == "make_intrusive")
-      if (const CXXRecordDecl *RD = heldRecord(FD->getReturnType()))
-        if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
-          if (Spec->getTemplateArgs().size() > 0 &&
-              Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-            if (const CXXRecordDecl *Made =
-                    Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl())
-              return constructs(*Made);
+      if (const CXXRecordDecl *Made = pointeeRecord(FD->getReturnType()))
+        return constructs(*Made);
     return std::nullopt;
   }
   // Declared in user code, defined in another translation unit: a function

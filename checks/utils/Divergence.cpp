@@ -98,7 +98,7 @@ bool hasParameterName(const NamedDecl *D) {
 /// A tensor, or a container of tensors: passing one hands over storage
 /// that a collective can overwrite in place.
 bool sharesTensorStorage(QualType T) {
-  const CXXRecordDecl *RD = heldRecord(T);
+  const CXXRecordDecl *RD = pointeeRecord(T);
   if (!RD)
     return false;
   if (Vocabulary::isTensorClass(*RD))
@@ -115,7 +115,7 @@ bool sharesTensorStorage(QualType T) {
 /// Devices and tensor options: a rank picks its GPU from its rank, but
 /// where a value lives does not change the value.
 bool isPlacementType(QualType T) {
-  const CXXRecordDecl *RD = heldRecord(T);
+  const CXXRecordDecl *RD = pointeeRecord(T);
   if (!RD)
     return false;
   std::string Name = RD->getQualifiedNameAsString();
