@@ -36,6 +36,8 @@ struct Finding {
   /// The early exit taken on the condition; null when the collective sits
   /// inside the conditional statement itself.
   const Stmt *Exit;
+  /// The if, loop, ?: or switch whose condition the branch tests.
+  const Stmt *Controlling;
 };
 
 SourceLocation locationOf(const Stmt *S) { return S->getBeginLoc(); }
@@ -184,6 +186,40 @@ bool isWithin(const Stmt *Inner, const Stmt *Outer, const ParentMap &Parents) {
     Inner = Parents.getParent(Inner);
   }
   return false;
+}
+
+/// The condition of an if, loop, switch or ?:; the operator itself for a
+/// chain of && / || outside one.
+const Expr *conditionOf(const Stmt *Controlling) {
+  if (const auto *If = dyn_cast_or_null<IfStmt>(Controlling))
+    return If->getCond();
+  if (const auto *While = dyn_cast_or_null<WhileStmt>(Controlling))
+    return While->getCond();
+  if (const auto *For = dyn_cast_or_null<ForStmt>(Controlling))
+    return For->getCond();
+  if (const auto *Do = dyn_cast_or_null<DoStmt>(Controlling))
+    return Do->getCond();
+  if (const auto *Switch = dyn_cast_or_null<SwitchStmt>(Controlling))
+    return Switch->getCond();
+  if (const auto *Cond = dyn_cast_or_null<ConditionalOperator>(Controlling))
+    return Cond->getCond();
+  return dyn_cast_or_null<BinaryOperator>(Controlling);
+}
+
+/// What the operands of a condition's && / || / ! chain hold together (the
+/// CFG evaluates each operand in a block of its own, the chain in none).
+Divergence operandsValue(const FunctionDivergence &Flow, const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+    return operandsValue(Flow, Cleanups->getSubExpr());
+  if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isLogicalOp()) {
+    Divergence D = operandsValue(Flow, BO->getLHS());
+    D.merge(operandsValue(Flow, BO->getRHS()));
+    return D;
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_LNot)
+    return operandsValue(Flow, UO->getSubExpr());
+  return Flow.value(E);
 }
 
 /// Whether \p Inner runs under \p Controlling's condition: in an arm of an
@@ -366,12 +402,15 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
       const Stmt *Exit = nullptr;
       if (!Controlling || !isGuardedBy(S.Call, Controlling, Parents)) {
         Exit = exitOf(Controlling);
-        // No explicit exit: an assertion-like call that does not return
-        // (TORCH_CHECK, abort); the rank fails rather than skips.
         if (!Exit)
           continue;
       }
-      Findings.push_back({&S, Branch, Condition, Exit});
+      // Explain with the whole condition: in `rank == 0 && step % n == 0`
+      // the CFG's nearest branch tests the step, but the rank matters more.
+      if (const Expr *Whole = conditionOf(Controlling))
+        Condition.merge(
+            Analysis->fromCallers(Function, operandsValue(*Flow, Whole)));
+      Findings.push_back({&S, Branch, Condition, Exit, Controlling});
       break;
     }
   }
@@ -397,7 +436,9 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
       continue;
 
     DivergenceSource Why = F.Condition.primary();
-    const Expr *Condition = Flow->condition(*F.Branch);
+    const Expr *Condition = conditionOf(F.Controlling);
+    if (!Condition || isa<CXXForRangeStmt>(F.Controlling))
+      Condition = Flow->condition(*F.Branch);
     std::string Subject = subjectOf(F.Collective->What, *F.Collective->Call);
     if (F.Exit)
       diag(locationOf(F.Collective->Call),
