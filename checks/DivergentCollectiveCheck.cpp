@@ -217,7 +217,8 @@ Divergence operandsValue(const FunctionDivergence &Flow, const Expr *E) {
     D.merge(operandsValue(Flow, BO->getRHS()));
     return D;
   }
-  if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_LNot)
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_LNot)
     return operandsValue(Flow, UO->getSubExpr());
   return Flow.value(E);
 }

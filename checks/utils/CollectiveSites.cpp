@@ -176,7 +176,8 @@ const ValueDecl *CollectiveSites::syncingWrapperIn(const FunctionDecl &FD) {
     const Expr *Receiver = Vocab.forwardReceiver(*Call);
     if (!Receiver)
       return;
-    const CXXRecordDecl *Wrapper = Vocab.wrapperClassOfHandle(Receiver->getType());
+    const CXXRecordDecl *Wrapper =
+        Vocab.wrapperClassOfHandle(Receiver->getType());
     if (Wrapper && wrapperSyncs(*Wrapper))
       Found = handleDecl(Receiver);
   });
@@ -192,7 +193,8 @@ CollectiveSites::backward(const FunctionDecl &FD, const CallExpr &Call) {
   const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
   bool TensorBackward =
       Method ? Vocabulary::isTensorClass(*Method->getParent())
-             : Callee->getQualifiedNameAsString() == "torch::autograd::backward";
+             : Callee->getQualifiedNameAsString() ==
+                   "torch::autograd::backward";
   if (!TensorBackward)
     return std::nullopt;
   const ValueDecl *Wrapper = syncingWrapperIn(FD);

@@ -496,7 +496,8 @@ bool FunctionDivergence::isGradient(const Expr *E, unsigned Depth) const {
     return isLocal(V) && V->getInit() && isGradient(V->getInit(), Depth + 1);
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E))
-    return llvm::StringRef(nameOf(ME->getMemberDecl()).lower()).contains("grad");
+    return llvm::StringRef(nameOf(ME->getMemberDecl()).lower())
+        .contains("grad");
   return false;
 }
 
@@ -517,7 +518,8 @@ bool FunctionDivergence::isHookParameter(const ParmVarDecl &P) const {
   std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
     if (!S || Lambda)
       return;
-    if (const auto *L = dyn_cast<LambdaExpr>(S); L && L->getLambdaClass() == Closure)
+    if (const auto *L = dyn_cast<LambdaExpr>(S);
+        L && L->getLambdaClass() == Closure)
       Lambda = L;
     for (const Stmt *Child : S->children())
       Find(Child);
