@@ -3,7 +3,7 @@
 #include "DivergentCollectiveCheck.h"
 
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/DenseSet.h"
@@ -36,6 +36,8 @@ struct Finding {
   /// The early exit taken on the condition; null when the collective sits
   /// inside the conditional statement itself.
   const Stmt *Exit;
+  /// The if, loop, ?: or switch whose condition the branch tests.
+  const Stmt *Controlling;
 };
 
 SourceLocation locationOf(const Stmt *S) { return S->getBeginLoc(); }
@@ -148,18 +150,15 @@ const char *exitName(const Stmt *Exit) {
 /// The statement whose condition a branch block tests: the if / loop / ?:
 /// itself, or, for one operand of `&&` / `||`, the statement whose
 /// condition holds the whole chain.
-const Stmt *controllingStatement(const Stmt *Terminator, ASTContext &Context) {
+const Stmt *controllingStatement(const Stmt *Terminator,
+                                 const ParentMap &Parents) {
   const auto *Logical = dyn_cast_or_null<BinaryOperator>(Terminator);
   if (!Logical || !Logical->isLogicalOp())
     return Terminator;
   const Stmt *Top = Terminator;
-  DynTypedNode Node = DynTypedNode::create(*Terminator);
+  const Stmt *S = Terminator;
   for (unsigned Depth = 0; Depth < 32; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      break;
-    Node = Parents[0];
-    const auto *S = Node.get<Stmt>();
+    S = Parents.getParent(S);
     if (!S)
       break;
     if (isa<IfStmt>(S) || isa<WhileStmt>(S) || isa<ForStmt>(S) ||
@@ -177,26 +176,58 @@ const Stmt *controllingStatement(const Stmt *Terminator, ASTContext &Context) {
   return Top;
 }
 
-bool isWithin(const Stmt *Inner, const Stmt *Outer, ASTContext &Context) {
-  DynTypedNode Node = DynTypedNode::create(*Inner);
-  for (unsigned Depth = 0; Depth < 256; ++Depth) {
-    if (Node.get<Stmt>() == Outer)
+/// Whether \p Inner lies in \p Outer (not counting lambdas defined there).
+bool isWithin(const Stmt *Inner, const Stmt *Outer, const ParentMap &Parents) {
+  for (unsigned Depth = 0; Inner && Depth < 256; ++Depth) {
+    if (Inner == Outer)
       return true;
-    if (Node.get<LambdaExpr>() || Node.get<FunctionDecl>())
+    if (isa<LambdaExpr>(Inner))
       return false;
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      return false;
-    Node = Parents[0];
+    Inner = Parents.getParent(Inner);
   }
   return false;
+}
+
+/// The condition of an if, loop, switch or ?:; the operator itself for a
+/// chain of && / || outside one.
+const Expr *conditionOf(const Stmt *Controlling) {
+  if (const auto *If = dyn_cast_or_null<IfStmt>(Controlling))
+    return If->getCond();
+  if (const auto *While = dyn_cast_or_null<WhileStmt>(Controlling))
+    return While->getCond();
+  if (const auto *For = dyn_cast_or_null<ForStmt>(Controlling))
+    return For->getCond();
+  if (const auto *Do = dyn_cast_or_null<DoStmt>(Controlling))
+    return Do->getCond();
+  if (const auto *Switch = dyn_cast_or_null<SwitchStmt>(Controlling))
+    return Switch->getCond();
+  if (const auto *Cond = dyn_cast_or_null<ConditionalOperator>(Controlling))
+    return Cond->getCond();
+  return dyn_cast_or_null<BinaryOperator>(Controlling);
+}
+
+/// What the operands of a condition's && / || / ! chain hold together (the
+/// CFG evaluates each operand in a block of its own, the chain in none).
+Divergence operandsValue(const FunctionDivergence &Flow, const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+    return operandsValue(Flow, Cleanups->getSubExpr());
+  if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isLogicalOp()) {
+    Divergence D = operandsValue(Flow, BO->getLHS());
+    D.merge(operandsValue(Flow, BO->getRHS()));
+    return D;
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E);
+      UO && UO->getOpcode() == UO_LNot)
+    return operandsValue(Flow, UO->getSubExpr());
+  return Flow.value(E);
 }
 
 /// Whether \p Inner runs under \p Controlling's condition: in an arm of an
 /// if, ?: or switch, a loop's body (or a for loop's increment), or the
 /// right operand of && / ||; not in the condition itself.
 bool isGuardedBy(const Stmt *Inner, const Stmt *Controlling,
-                 ASTContext &Context) {
+                 const ParentMap &Parents) {
   llvm::SmallVector<const Stmt *, 2> Guarded;
   if (const auto *If = dyn_cast<IfStmt>(Controlling))
     Guarded = {If->getThen(), If->getElse()};
@@ -217,7 +248,7 @@ bool isGuardedBy(const Stmt *Inner, const Stmt *Controlling,
   else
     Guarded = {Controlling};
   return llvm::any_of(Guarded, [&](const Stmt *S) {
-    return S && isWithin(Inner, S, Context);
+    return S && isWithin(Inner, S, Parents);
   });
 }
 
@@ -258,9 +289,11 @@ const Stmt *exitOf(const Stmt *Controlling) {
 } // namespace
 
 void DivergentCollectiveCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(functionDecl(isDefinition(), hasBody(compoundStmt()),
-                                  unless(isExpansionInSystemHeader()),
-                                  unless(isImplicit()))
+  // Cheapest test first: the plugin meets every function of LibTorch's
+  // headers here.
+  Finder->addMatcher(functionDecl(unless(isExpansionInSystemHeader()),
+                                  isDefinition(), unless(isImplicit()),
+                                  hasBody(compoundStmt()))
                          .bind(FunctionId),
                      this);
 }
@@ -281,8 +314,8 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
   FunctionDivergence *Flow = Analysis->function(Function);
   if (!Flow)
     return;
-  ASTContext &Context = Analysis->context();
-  const SourceManager &SM = Context.getSourceManager();
+  const SourceManager &SM = Analysis->context().getSourceManager();
+  const ParentMap &Parents = Analysis->parents(Function);
 
   // The collectives this body issues, in source order.
   std::vector<Site> Sites;
@@ -366,16 +399,19 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
           Matched(*Branch, S))
         continue;
       const Stmt *Controlling =
-          controllingStatement(Branch->getTerminatorStmt(), Context);
+          controllingStatement(Branch->getTerminatorStmt(), Parents);
       const Stmt *Exit = nullptr;
-      if (!Controlling || !isGuardedBy(S.Call, Controlling, Context)) {
+      if (!Controlling || !isGuardedBy(S.Call, Controlling, Parents)) {
         Exit = exitOf(Controlling);
-        // No explicit exit: an assertion-like call that does not return
-        // (TORCH_CHECK, abort); the rank fails rather than skips.
         if (!Exit)
           continue;
       }
-      Findings.push_back({&S, Branch, Condition, Exit});
+      // Explain with the whole condition: in `rank == 0 && step % n == 0`
+      // the CFG's nearest branch tests the step, but the rank matters more.
+      if (const Expr *Whole = conditionOf(Controlling))
+        Condition.merge(
+            Analysis->fromCallers(Function, operandsValue(*Flow, Whole)));
+      Findings.push_back({&S, Branch, Condition, Exit, Controlling});
       break;
     }
   }
@@ -401,7 +437,9 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
       continue;
 
     DivergenceSource Why = F.Condition.primary();
-    const Expr *Condition = Flow->condition(*F.Branch);
+    const Expr *Condition = conditionOf(F.Controlling);
+    if (!Condition || isa<CXXForRangeStmt>(F.Controlling))
+      Condition = Flow->condition(*F.Branch);
     std::string Subject = subjectOf(F.Collective->What, *F.Collective->Call);
     if (F.Exit)
       diag(locationOf(F.Collective->Call),
@@ -424,7 +462,7 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
            DiagnosticIDs::Note)
           << exitName(F.Exit);
     if (const Stmt *Origin = F.Condition.origin(Why))
-      if (!Condition || !isWithin(Origin, Condition, Context))
+      if (!Condition || !isWithin(Origin, Condition, Parents))
         diag(locationOf(Origin), originNote(Why), DiagnosticIDs::Note);
   }
 }

@@ -1281,12 +1281,13 @@ bool Vocabulary::isRankName(const NamedDecl &D) const {
       Last != "worldrank" && Last != "globalrank")
     return false;
   // Another process's rank, or a count: `root_rank`, `src_rank`,
-  // `num_rank`, `master_rank`.
+  // `num_rank`, `master_rank`, `samples_per_rank`.
   static constexpr llvm::StringLiteral Others[] = {
-      "root",  "src",  "source", "dst",    "dest",  "destination",
-      "target", "peer", "num",   "n",      "max",   "min",
+      "root",  "src",   "source", "dst",    "dest",   "destination",
+      "target", "peer", "num",    "n",      "max",    "min",
       "total", "other", "remote", "master", "leader", "main",
-      "head",  "owner", "next",  "prev",   "last",  "first"};
+      "head",  "owner", "next",   "prev",   "last",   "first",
+      "per",   "each",  "every"};
   for (const std::string &W : Words)
     if (llvm::is_contained(Others, W))
       return false;

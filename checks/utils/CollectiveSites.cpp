@@ -25,7 +25,7 @@ bool CollectiveSites::handsCommunicator(const CallExpr &Call, bool InStructs) {
       return true;
     if (!InStructs)
       continue;
-    if (const CXXRecordDecl *RD = heldRecord(T))
+    if (const CXXRecordDecl *RD = pointeeRecord(T))
       if (RD->hasDefinition() && !inSystemHeader(*RD))
         for (const FieldDecl *F : RD->getDefinition()->fields())
           if (Vocabulary::isCommunicatorType(F->getType()))
@@ -97,13 +97,8 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
     llvm::StringRef Name = nameOf(FD);
     if (Name == "make_shared" || Name == "make_unique" ||
         Name == "make_intrusive")
-      if (const CXXRecordDecl *RD = heldRecord(FD->getReturnType()))
-        if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
-          if (Spec->getTemplateArgs().size() > 0 &&
-              Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-            if (const CXXRecordDecl *Made =
-                    Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl())
-              return constructs(*Made);
+      if (const CXXRecordDecl *Made = pointeeRecord(FD->getReturnType()))
+        return constructs(*Made);
     return std::nullopt;
   }
   // Declared in user code, defined in another translation unit: a function
@@ -181,7 +176,8 @@ const ValueDecl *CollectiveSites::syncingWrapperIn(const FunctionDecl &FD) {
     const Expr *Receiver = Vocab.forwardReceiver(*Call);
     if (!Receiver)
       return;
-    const CXXRecordDecl *Wrapper = Vocab.wrapperClassOfHandle(Receiver->getType());
+    const CXXRecordDecl *Wrapper =
+        Vocab.wrapperClassOfHandle(Receiver->getType());
     if (Wrapper && wrapperSyncs(*Wrapper))
       Found = handleDecl(Receiver);
   });
@@ -197,7 +193,8 @@ CollectiveSites::backward(const FunctionDecl &FD, const CallExpr &Call) {
   const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
   bool TensorBackward =
       Method ? Vocabulary::isTensorClass(*Method->getParent())
-             : Callee->getQualifiedNameAsString() == "torch::autograd::backward";
+             : Callee->getQualifiedNameAsString() ==
+                   "torch::autograd::backward";
   if (!TensorBackward)
     return std::nullopt;
   const ValueDecl *Wrapper = syncingWrapperIn(FD);

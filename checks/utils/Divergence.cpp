@@ -5,7 +5,6 @@
 #include "utils/UserCode.h"
 
 #include "clang/AST/DeclTemplate.h"
-#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Analysis/Analyses/PostOrderCFGView.h"
@@ -14,7 +13,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 
 namespace clang::tidy::ddp {
 
@@ -97,7 +98,7 @@ bool hasParameterName(const NamedDecl *D) {
 /// A tensor, or a container of tensors: passing one hands over storage
 /// that a collective can overwrite in place.
 bool sharesTensorStorage(QualType T) {
-  const CXXRecordDecl *RD = heldRecord(T);
+  const CXXRecordDecl *RD = pointeeRecord(T);
   if (!RD)
     return false;
   if (Vocabulary::isTensorClass(*RD))
@@ -111,19 +112,41 @@ bool sharesTensorStorage(QualType T) {
   return false;
 }
 
-/// Devices and tensor options: a rank picks its GPU from its rank, but
-/// where a value lives does not change the value.
-bool isPlacementType(QualType T) {
-  const CXXRecordDecl *RD = heldRecord(T);
+/// Where values live and how ranks talk: devices and tensor options (a rank
+/// picks its GPU from its rank, but where a value lives does not change the
+/// value), communicators, c10d's stores and options (a store is the server
+/// on rank 0). Built from the rank, they carry no rank-local data.
+bool isInfrastructureType(QualType T) {
+  if (Vocabulary::isCommunicatorType(T))
+    return true;
+  const CXXRecordDecl *RD = pointeeRecord(T);
   if (!RD)
     return false;
   std::string Name = RD->getQualifiedNameAsString();
-  return Name == "c10::Device" || Name == "c10::TensorOptions";
+  return Name == "c10::Device" || Name == "c10::TensorOptions" ||
+         llvm::StringRef(Name).startswith("c10d::");
 }
 
 bool isLoopStmt(const Stmt *S) {
   return S && (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
                isa<CXXForRangeStmt>(S));
+}
+
+/// Whether parameter \p I of \p FD is a forwarding reference (`Args&&...`)
+/// in the template it was instantiated from: it binds a non-const lvalue
+/// reference to pass the argument on, not to write it.
+bool isForwardingParameter(const FunctionDecl &FD, unsigned I) {
+  const FunctionDecl *Pattern = FD.getTemplateInstantiationPattern();
+  if (!Pattern || Pattern->getNumParams() == 0)
+    return false;
+  const ParmVarDecl *P =
+      Pattern->getParamDecl(std::min(I, Pattern->getNumParams() - 1));
+  if (I >= Pattern->getNumParams() && !P->isParameterPack())
+    return false;
+  QualType T = P->getType();
+  if (const auto *Pack = T->getAs<PackExpansionType>())
+    T = Pack->getPattern();
+  return T->isRValueReferenceType();
 }
 
 bool isContainerMutator(llvm::StringRef Name) {
@@ -167,18 +190,12 @@ FunctionDivergence::FunctionDivergence(DivergenceAnalysis &Owner,
 FunctionDivergence::~FunctionDivergence() = default;
 
 const CFGBlock *FunctionDivergence::blockOf(const Stmt *S) const {
-  ASTContext &Context = Owner.context();
-  DynTypedNode Node = DynTypedNode::create(*S);
-  for (unsigned Depth = 0; Depth < 64; ++Depth) {
-    if (const auto *Current = Node.get<Stmt>()) {
-      auto It = BlockOf.find(Current);
-      if (It != BlockOf.end())
-        return It->second;
-    }
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      return nullptr;
-    Node = Parents[0];
+  const ParentMap &Parents = Owner.parents(Function);
+  for (unsigned Depth = 0; S && Depth < 64; ++Depth) {
+    auto It = BlockOf.find(S);
+    if (It != BlockOf.end())
+      return It->second;
+    S = Parents.getParent(S);
   }
   return nullptr;
 }
@@ -230,7 +247,7 @@ void FunctionDivergence::collectFacts() {
         return;
       bool Exact = false;
       const VarDecl *Container =
-          rootLocal(Member->getImplicitObjectArgument(), Exact);
+          rootLocal(Member->getImplicitObjectArgument(), Exact).first;
       if (!Container)
         return;
       for (const Expr *Arg : Member->arguments()) {
@@ -246,7 +263,10 @@ void FunctionDivergence::collectFacts() {
 
 void FunctionDivergence::run() {
   PostOrderCFGView Order(Cfg.get());
-  for (unsigned Pass = 0; Pass < 32; ++Pass) {
+  // Round robin in reverse post-order: a pass carries a value out of one
+  // more level of loop nesting, so the depth of the CFG bounds the passes.
+  const unsigned MaxPasses = std::min(8u + Cfg->getNumBlockIDs(), 512u);
+  for (unsigned Pass = 0; Pass < MaxPasses; ++Pass) {
     Changed = false;
     for (const CFGBlock *B : Order)
       if (B)
@@ -264,8 +284,8 @@ void FunctionDivergence::processBlock(const CFGBlock &B) {
       continue;
     auto It = Out.find(P);
     if (It != Out.end())
-      for (const auto &[Var, D] : It->second)
-        Current[Var].merge(D);
+      for (const auto &[Where, D] : It->second)
+        Current[Where].merge(D);
   }
   // Where the paths out of a diverging branch meet again, a variable that
   // one path set and another did not now differs between ranks (inside the
@@ -282,24 +302,24 @@ void FunctionDivergence::processBlock(const CFGBlock &B) {
               : conditionValue(*Branch);
       if (!Control.diverges() && !Control.parameters())
         continue;
-      for (const auto &[Var, Blocks] : Modified)
+      for (const auto &[Where, Blocks] : Modified)
         for (const CFGBlock *M : Blocks)
           if (llvm::is_contained(controllingBranches(*M), Branch)) {
-            Current[Var].merge(Control);
+            Current[Where].merge(Control);
             break;
           }
     }
   if (&B == &Cfg->getEntry())
     for (unsigned I = 0; I < Function.getNumParams(); ++I)
-      Current[Function.getParamDecl(I)] = Divergence::parameter(I);
+      Current[{Function.getParamDecl(I), nullptr}] = Divergence::parameter(I);
 
   for (const CFGElement &Element : B)
     if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
       transfer(S->getStmt(), B);
 
   State &Stored = Out[&B];
-  for (const auto &[Var, D] : Current)
-    if (Stored[Var].merge(D))
+  for (const auto &[Where, D] : Current)
+    if (Stored[Where].merge(D))
       Changed = true;
 }
 
@@ -321,35 +341,70 @@ Divergence FunctionDivergence::value(const Expr *E) const {
 }
 
 Divergence FunctionDivergence::read(const VarDecl *V) const {
-  auto It = Current.find(V);
-  return It == Current.end() ? Divergence() : It->second;
+  Divergence D;
+  for (const auto &[Where, Value] : Current) {
+    if (Where.first != V)
+      continue;
+    if (!Where.second) {
+      D.merge(Value);
+    } else {
+      Divergence Carried = Value;
+      Carried.drop(DivergenceSource::Rank);
+      D.merge(Carried);
+    }
+  }
+  return D;
 }
 
-const VarDecl *FunctionDivergence::rootLocal(const Expr *E,
-                                             bool &Exact) const {
+Divergence FunctionDivergence::readField(const VarDecl *V,
+                                         const FieldDecl *F) const {
+  Divergence D;
+  auto Whole = Current.find({V, nullptr});
+  if (Whole != Current.end())
+    D.merge(Whole->second);
+  auto Field = Current.find({V, F});
+  if (Field != Current.end())
+    D.merge(Field->second);
+  return D;
+}
+
+FunctionDivergence::Slot FunctionDivergence::rootLocal(const Expr *E,
+                                                       bool &Exact) const {
   Exact = true;
+  const FieldDecl *Field = nullptr;
   for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
     E = E->IgnoreParenImpCasts();
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
       const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-      return isLocal(V) ? V : nullptr;
+      if (!isLocal(V))
+        return {nullptr, nullptr};
+      return {V, Field};
     }
-    Exact = false;
     if (const auto *ME = dyn_cast<MemberExpr>(E)) {
       if (ME->isArrow())
-        return nullptr;
+        return {nullptr, nullptr};
+      // The outermost field names the slot; a deeper one only updates it.
+      if (Field)
+        Exact = false;
+      Field = dyn_cast<FieldDecl>(ME->getMemberDecl());
+      if (!Field)
+        return {nullptr, nullptr};
       E = ME->getBase();
-    } else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      continue;
+    }
+    Exact = false;
+    Field = nullptr;
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
       E = AS->getBase();
     } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
       if (Op->getOperator() != OO_Subscript || Op->getNumArgs() < 1)
-        return nullptr;
+        return {nullptr, nullptr};
       E = Op->getArg(0);
     } else {
-      return nullptr;
+      return {nullptr, nullptr};
     }
   }
-  return nullptr;
+  return {nullptr, nullptr};
 }
 
 void FunctionDivergence::storageRoots(
@@ -441,7 +496,8 @@ bool FunctionDivergence::isGradient(const Expr *E, unsigned Depth) const {
     return isLocal(V) && V->getInit() && isGradient(V->getInit(), Depth + 1);
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E))
-    return llvm::StringRef(nameOf(ME->getMemberDecl()).lower()).contains("grad");
+    return llvm::StringRef(nameOf(ME->getMemberDecl()).lower())
+        .contains("grad");
   return false;
 }
 
@@ -452,17 +508,30 @@ bool FunctionDivergence::isHookParameter(const ParmVarDecl &P) const {
   const auto *Method = dyn_cast<CXXMethodDecl>(P.getDeclContext());
   if (!Method || !Method->getParent()->isLambda())
     return false;
-  DynTypedNode Node = DynTypedNode::create(P);
-  for (unsigned Depth = 0; Depth < 8; ++Depth) {
-    DynTypedNodeList Parents = Owner.context().getParents(Node);
-    if (Parents.empty())
-      return false;
-    Node = Parents[0];
-    if (const auto *Call = Node.get<CallExpr>())
+  const CXXRecordDecl *Closure = Method->getParent();
+  const auto *Enclosing = dyn_cast<FunctionDecl>(Closure->getDeclContext());
+  if (!Enclosing || !Enclosing->getBody())
+    return false;
+  // The lambda expression in the enclosing body, then the call it is
+  // handed to.
+  const LambdaExpr *Lambda = nullptr;
+  std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
+    if (!S || Lambda)
+      return;
+    if (const auto *L = dyn_cast<LambdaExpr>(S);
+        L && L->getLambdaClass() == Closure)
+      Lambda = L;
+    for (const Stmt *Child : S->children())
+      Find(Child);
+  };
+  Find(Enclosing->getBody());
+  const ParentMap &Parents = Owner.parents(*Enclosing);
+  const Stmt *S = Lambda;
+  for (unsigned Depth = 0; S && Depth < 8; ++Depth) {
+    S = Parents.getParent(S);
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(S))
       return nameOf(Call->getDirectCallee()) == "register_hook";
-    // Climb from the parameter through its type to the lambda and the
-    // expressions around it; stop at the statement that holds them.
-    if (const auto *S = Node.get<Stmt>(); S && !isa<Expr>(S))
+    if (S && !isa<Expr>(S))
       return false;
   }
   return false;
@@ -505,7 +574,7 @@ bool FunctionDivergence::isParameterLike(const Expr *E, unsigned Depth) const {
 Divergence FunctionDivergence::evaluate(const Expr *E) {
   if (isa<LambdaExpr>(E) || isa<UnaryExprOrTypeTraitExpr>(E) ||
       isa<CXXThisExpr>(E) || isa<CXXDefaultArgExpr>(E) ||
-      isa<CXXDefaultInitExpr>(E) || isPlacementType(E->getType()))
+      isa<CXXDefaultInitExpr>(E) || isInfrastructureType(E->getType()))
     return {};
   auto ValueOf = [&](const Expr *Child) {
     auto It = Values.find(Child);
@@ -525,13 +594,20 @@ Divergence FunctionDivergence::evaluate(const Expr *E) {
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     Divergence D;
-    if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl())) {
+    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (F) {
       if (Vocab.isRankName(*F) && !inSystemHeader(*F))
         D = Divergence::seed(DivergenceSource::Rank, ME);
       else
         D = Owner.field(*F).through(ME);
     }
-    if (!isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+    const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
+    const auto *BaseRef = dyn_cast<DeclRefExpr>(Base);
+    const auto *BaseVar =
+        BaseRef ? dyn_cast<VarDecl>(BaseRef->getDecl()) : nullptr;
+    if (F && !ME->isArrow() && isLocal(BaseVar))
+      D.merge(readField(BaseVar, F)); // `stats.loss`: that field's slot
+    else if (!isa<CXXThisExpr>(Base))
       D.merge(ValueOf(ME->getBase()));
     return D;
   }
@@ -590,10 +666,16 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr *Call) {
       // Parameters and gradients have the model's shapes; tensors built
       // here or reduced are alike everywhere. A tensor computed from this
       // rank's data, or handed in, may not be.
+      // The rank picks which rows a rank holds, not how many: a slice at a
+      // rank's offset has the same shape everywhere. A tensor handed in
+      // has the shape its callers give it. Tensors computed from this
+      // rank's data may differ in shape too.
       Divergence D = ValueOf(Object);
-      if (isParameterLike(Object) || (!D.diverges() && !D.parameters()))
+      D.drop(DivergenceSource::Rank);
+      if (isParameterLike(Object))
         return {};
-      D.merge(Divergence::seed(DivergenceSource::TensorShape, Call));
+      if (D.diverges())
+        D.merge(Divergence::seed(DivergenceSource::TensorShape, Call));
       return D;
     }
   }
@@ -651,17 +733,28 @@ Divergence FunctionDivergence::implicitAt(const Stmt *S) {
   return B ? implicitIn(*B) : Divergence();
 }
 
-void FunctionDivergence::define(const VarDecl *V, Divergence D, bool Overwrite,
+void FunctionDivergence::define(Slot Where, Divergence D, bool Overwrite,
                                 const CFGBlock &B) {
-  if (!isLocal(V))
+  if (!isLocal(Where.first))
     return;
+  if (Overwrite && !Where.second)
+    clear(Where.first); // a new value for the whole variable, fields too
   if (Overwrite)
-    Current[V] = D;
+    Current[Where] = D;
   else
-    Current[V].merge(D);
-  auto &Blocks = Modified[V];
+    Current[Where].merge(D);
+  auto &Blocks = Modified[Where];
   if (!llvm::is_contained(Blocks, &B))
     Blocks.push_back(&B);
+}
+
+void FunctionDivergence::clear(const VarDecl *V) {
+  llvm::SmallVector<Slot, 4> Slots;
+  for (const auto &Entry : Current)
+    if (Entry.first.first == V)
+      Slots.push_back(Entry.first);
+  for (const Slot &Where : Slots)
+    Current[Where] = Divergence();
 }
 
 void FunctionDivergence::sanitize(const CollectiveSite &Site,
@@ -670,7 +763,7 @@ void FunctionDivergence::sanitize(const CollectiveSite &Site,
     llvm::SmallVector<const VarDecl *, 4> Roots;
     storageRoots(Arg, Roots);
     for (const VarDecl *V : Roots)
-      Current[V] = Divergence();
+      clear(V);
   };
   if (Site.How == CollectiveSite::Via::Api) {
     if (!Site.Kind)
@@ -726,15 +819,16 @@ void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
       if (!V)
         continue;
       auto Batch = BatchVariables.find(V);
+      Slot Whole{V, nullptr};
       if (Batch != BatchVariables.end())
-        define(V,
+        define(Whole,
                Divergence::seed(DivergenceSource::LocalData,
                                 Batch->second->getRangeInit()),
                true, B);
       else if (V->getInit())
-        define(V, ValueOf(V->getInit()), true, B);
+        define(Whole, ValueOf(V->getInit()), true, B);
       else
-        define(V, {}, true, B);
+        define(Whole, {}, true, B);
     }
     return;
   }
@@ -742,9 +836,8 @@ void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
     if (!BO->isAssignmentOp())
       return;
     bool Exact = false;
-    if (const VarDecl *V = rootLocal(BO->getLHS(), Exact))
-      define(V, ValueOf(BO->getRHS()),
-             Exact && BO->getOpcode() == BO_Assign, B);
+    define(rootLocal(BO->getLHS(), Exact), ValueOf(BO->getRHS()),
+           Exact && BO->getOpcode() == BO_Assign, B);
     return;
   }
   if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
@@ -770,18 +863,22 @@ void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
     return;
   }
   if (const Expr *Out = Vocab.rankOutputArgument(*Call)) {
-    llvm::SmallVector<const VarDecl *, 2> Roots;
-    storageRoots(Out, Roots);
-    for (const VarDecl *V : Roots)
-      define(V, Divergence::seed(DivergenceSource::Rank, Call), true, B);
+    // `MPI_Comm_rank(comm, &rank)`, `&peers.rank`.
+    Out = Out->IgnoreParenImpCasts();
+    if (const auto *AddrOf = dyn_cast<UnaryOperator>(Out);
+        AddrOf && AddrOf->getOpcode() == UO_AddrOf)
+      Out = AddrOf->getSubExpr();
+    bool Exact = false;
+    define(rootLocal(Out, Exact),
+           Divergence::seed(DivergenceSource::Rank, Call), Exact, B);
     return;
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
     if (Op->getNumArgs() < 1)
       return;
     bool Exact = false;
-    const VarDecl *V = rootLocal(Op->getArg(0), Exact);
-    if (!V)
+    Slot V = rootLocal(Op->getArg(0), Exact);
+    if (!V.first)
       return;
     if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
       define(V, ValueOf(Op->getArg(1)), Exact, B);
@@ -814,6 +911,8 @@ void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
   if (!FD)
     return;
   for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams(); ++I) {
+    if (isForwardingParameter(*FD, I))
+      continue; // `make_intrusive<T>(store, rank, size)` passes, not writes
     QualType P = FD->getParamDecl(I)->getType();
     const Expr *Arg = Call->getArg(I)->IgnoreParenImpCasts();
     bool Written = false;
@@ -872,6 +971,32 @@ bool FunctionDivergence::isLoaderLoop(const CFGBlock &Branch) const {
   return conditionValue(Branch).onlyFrom(DivergenceSource::LoaderExhaustion);
 }
 
+bool FunctionDivergence::bypasses(const CFGBlock &Branch,
+                                  const CFGBlock &Block) {
+  auto Key = std::make_pair(&Branch, &Block);
+  auto It = Bypasses.find(Key);
+  if (It != Bypasses.end())
+    return It->second;
+  const CFGBlock *Exit = &Cfg->getExit();
+  llvm::DenseSet<const CFGBlock *> Seen;
+  llvm::SmallVector<const CFGBlock *, 16> Work;
+  for (const CFGBlock::AdjacentBlock &Succ : Branch.succs())
+    Work.push_back(Succ.getReachableBlock());
+  bool Found = false;
+  while (!Work.empty() && !Found) {
+    const CFGBlock *B = Work.pop_back_val();
+    if (!B || B == &Block || B->hasNoReturnElement() || !Seen.insert(B).second)
+      continue;
+    if (B == Exit) {
+      Found = true;
+      break;
+    }
+    for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+      Work.push_back(Succ.getReachableBlock());
+  }
+  return Bypasses[Key] = Found;
+}
+
 llvm::ArrayRef<const CFGBlock *>
 FunctionDivergence::controllingBranches(const CFGBlock &Block) {
   auto It = Controllers.find(&Block);
@@ -880,10 +1005,14 @@ FunctionDivergence::controllingBranches(const CFGBlock &Block) {
   llvm::SmallVector<const CFGBlock *, 8> Result;
   llvm::DenseSet<const CFGBlock *> Seen;
   llvm::SmallVector<const CFGBlock *, 8> Queue;
+  // A branch decides whether Block runs when one of its sides can finish
+  // the function without running Block. A side that can only end in a call
+  // that does not return (TORCH_CHECK, abort) does not count: the ranks that
+  // take it stop, so it makes no difference among those that go on.
   auto Push = [&](const CFGBlock *B) {
     for (CFGBlock *Dep :
          Control->getControlDependencies(const_cast<CFGBlock *>(B)))
-      if (Seen.insert(Dep).second)
+      if (Seen.insert(Dep).second && bypasses(*Dep, Block))
         Queue.push_back(Dep);
   };
   Push(&Block);

@@ -27,6 +27,7 @@
 #include "utils/CollectiveSites.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/Analysis/Analyses/Dominators.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/DenseMap.h"
@@ -107,6 +108,10 @@ public:
 
   const Vocabulary &vocabulary() const { return Vocab; }
   ASTContext &context() const { return Context; }
+  /// The statements of \p FD's body by parent (lambda bodies included).
+  /// ASTContext::getParents would map the whole translation unit, LibTorch's
+  /// headers with it, on first use.
+  const ParentMap &parents(const FunctionDecl &FD);
 
   // Summaries used while analysing a function.
   /// What \p FD returns, in terms of its parameters.
@@ -133,6 +138,7 @@ private:
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionDivergence>>
       Functions;
   llvm::DenseSet<const FunctionDecl *> InProgress;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ParentMap>> Parents;
   llvm::DenseMap<const FieldDecl *, Divergence> Fields;
   llvm::DenseSet<const FieldDecl *> FieldsInProgress;
   /// Analyses made on the side while the same function was in progress.
@@ -177,7 +183,8 @@ public:
   /// number of batches, so such a loop is taken as uniform.
   bool isLoaderLoop(const CFGBlock &Branch) const;
   /// The branch blocks that decide whether \p Block runs (transitive
-  /// control dependence), nearest first.
+  /// control dependence, leaving out sides that can only abort), nearest
+  /// first.
   llvm::ArrayRef<const CFGBlock *> controllingBranches(const CFGBlock &Block);
   /// The block where the paths out of \p Branch meet again; null when they
   /// only meet at the function's exit through different routes.
@@ -189,19 +196,33 @@ private:
   void processBlock(const CFGBlock &B);
   Divergence evaluate(const Expr *E);
   Divergence evaluateCall(const CallExpr *Call);
+  /// A local variable, or one field of a local struct (`stats.loss`): the
+  /// places the flow keeps values in.
+  using Slot = std::pair<const VarDecl *, const FieldDecl *>;
+  /// The value of a whole variable: itself and its fields, but not a rank
+  /// kept in a field (a context struct's `rank`, a `device` index picked
+  /// from the rank): that is what the struct is, not data it carries, and
+  /// reading its other fields (`world_size`) gives uniform values.
   Divergence read(const VarDecl *V) const;
+  Divergence readField(const VarDecl *V, const FieldDecl *F) const;
   bool isLocal(const VarDecl *V) const;
-  const VarDecl *rootLocal(const Expr *E, bool &Exact) const;
+  /// The slot an assignment to \p E writes: `v` (exact), `v.f` (exact),
+  /// `v.f.g`, `v[i]`, `v.f[i]` (updates); a null variable when \p E is not
+  /// rooted in a local.
+  Slot rootLocal(const Expr *E, bool &Exact) const;
   void storageRoots(const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Out,
                     unsigned Depth = 0) const;
   bool isGradient(const Expr *E, unsigned Depth = 0) const;
   bool isParameterLike(const Expr *E, unsigned Depth = 0) const;
   bool isHookParameter(const ParmVarDecl &P) const;
   void transfer(const Stmt *S, const CFGBlock &B);
-  void define(const VarDecl *V, Divergence D, bool Overwrite,
-              const CFGBlock &B);
+  void define(Slot Where, Divergence D, bool Overwrite, const CFGBlock &B);
+  void clear(const VarDecl *V);
   void sanitize(const CollectiveSite &Site, const CallExpr &Call);
   Divergence implicitIn(const CFGBlock &B);
+  /// Whether a side of \p Branch can finish the function normally without
+  /// running \p Block.
+  bool bypasses(const CFGBlock &Branch, const CFGBlock &Block);
 
   DivergenceAnalysis &Owner;
   const Vocabulary &Vocab;
@@ -210,12 +231,14 @@ private:
   std::unique_ptr<ControlDependencyCalculator> Control;
   std::unique_ptr<CFGPostDomTree> PostDom;
 
-  using State = llvm::DenseMap<const VarDecl *, Divergence>;
+  using State = llvm::DenseMap<Slot, Divergence>;
   llvm::DenseMap<const Stmt *, const CFGBlock *> BlockOf;
   llvm::DenseMap<const Expr *, Divergence> Values;
   llvm::DenseMap<const CFGBlock *, State> Out;
   llvm::DenseMap<const CFGBlock *, llvm::SmallVector<const CFGBlock *, 8>>
       Controllers;
+  llvm::DenseMap<std::pair<const CFGBlock *, const CFGBlock *>, bool>
+      Bypasses;
   /// Range-for loop variables over data loaders, with the loop.
   llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> BatchVariables;
   /// Range-for loop variables over parameters (or containers named so).
@@ -227,9 +250,8 @@ private:
   /// Branch blocks by the block where their paths meet again.
   llvm::DenseMap<const CFGBlock *, llvm::SmallVector<const CFGBlock *, 2>>
       JoinsAt;
-  /// Blocks that modify each local variable.
-  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const CFGBlock *, 4>>
-      Modified;
+  /// Blocks that modify each slot.
+  llvm::DenseMap<Slot, llvm::SmallVector<const CFGBlock *, 4>> Modified;
   State Current;
   Divergence Returned;
   bool Changed = false;

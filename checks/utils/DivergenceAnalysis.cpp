@@ -35,6 +35,13 @@ FunctionDivergence *DivergenceAnalysis::function(const FunctionDecl &FD) {
   return Result;
 }
 
+const ParentMap &DivergenceAnalysis::parents(const FunctionDecl &FD) {
+  std::unique_ptr<ParentMap> &Map = Parents[&FD];
+  if (!Map)
+    Map = std::make_unique<ParentMap>(const_cast<Stmt *>(FD.getBody()));
+  return *Map;
+}
+
 Divergence DivergenceAnalysis::returned(const FunctionDecl &FD) {
   const FunctionDecl *Def = userDefinition(FD);
   if (!Def)

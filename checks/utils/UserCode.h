@@ -37,16 +37,6 @@ inline llvm::StringRef nameOf(const NamedDecl *D) {
   return D && D->getDeclName().isIdentifier() ? D->getName() : "";
 }
 
-/// The record a type holds, by value, reference or raw pointer.
-inline const CXXRecordDecl *heldRecord(QualType T) {
-  if (T.isNull())
-    return nullptr;
-  T = T.getNonReferenceType();
-  if (const auto *PT = T->getAs<PointerType>())
-    T = PT->getPointeeType();
-  return T->getAsCXXRecordDecl();
-}
-
 /// Visits the calls and constructions in \p S, in source order, outside the
 /// bodies of lambdas \p S only defines.
 template <typename Fn> void forEachCall(const Stmt *S, Fn &&Visit) {

@@ -147,7 +147,7 @@ void rank_from_environment(ProcessGroup &pg) {
   if (rank_env && std::atoi(rank_env) == 0)
     pg.barrier()->wait();
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'barrier' runs only on ranks where a condition that depends on the rank holds
-    // CHECK-MESSAGES: :[[@LINE-3]]:19: note: this condition depends on the rank
+    // CHECK-MESSAGES: :[[@LINE-3]]:7: note: this condition depends on the rank
     // CHECK-MESSAGES: :[[@LINE-5]]:26: note: the rank comes from here
 }
 
@@ -452,13 +452,29 @@ void skip_nan_batches(ReplicaDDP &ddp, Loader &loader,
   }
 }
 
+// The whole condition explains the finding: the rank, not the step.
+void log_on_rank_zero(Loader &loader, Context &context, torch::Tensor loss,
+                      int64_t log_every) {
+  int64_t step = 0;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    for (auto &batch : loader) {
+      (void)batch;
+      if (context.rank == 0 && step % log_every == 0)
+        allreduce_one(*context.process_group, loss);
+        // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'allreduce_one', which issues collective 'allreduce', runs only on ranks where a condition that depends on the rank holds
+        // CHECK-MESSAGES: :[[@LINE-3]]:11: note: this condition depends on the rank
+      ++step;
+    }
+  }
+}
+
 // The operand that differs may come last in a chain of && / ||.
 void last_operand(Context &context, torch::nn::Module &model,
                   int64_t patience, int64_t epochs) {
   for (int64_t epoch = 0; epoch < epochs; ++epoch) {
     sync_gradients(*context.process_group, model);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'sync_gradients', which is handed the communicator and so issues collectives, is skipped from the next iteration on by ranks that leave early through 'break' on a condition that depends on the rank
-    // CHECK-MESSAGES: :[[@LINE+2]]:29: note: this condition depends on the rank
+    // CHECK-MESSAGES: :[[@LINE+2]]:9: note: this condition depends on the rank
     // CHECK-MESSAGES: :[[@LINE+2]]:7: note: ranks where it holds leave through this 'break'
     if (epoch > patience && context.rank != 0)
       break;
@@ -642,6 +658,51 @@ void asserted(ProcessGroup &pg, torch::Tensor t) {
   if (t.numel() == 0)
     std::abort();
   allreduce_one(pg, t);
+}
+
+// A struct that holds the rank, and values picked from it (a device index,
+// a store that is the server on rank 0, a process group built from them):
+// its other fields stay uniform, also after it is returned.
+struct Peers {
+  int rank = 0;
+  int size = 1;
+  int device = 0;
+  c10::intrusive_ptr<ProcessGroup> pg;
+};
+
+Peers connect_peers(c10::intrusive_ptr<ProcessGroup> pg, int per_node) {
+  Peers peers;
+  peers.rank = pg->getRank();
+  peers.size = pg->getSize();
+  peers.device = peers.rank % per_node;
+  peers.pg = std::move(pg);
+  return peers;
+}
+
+void context_struct(c10::intrusive_ptr<ProcessGroup> pg, torch::Tensor t) {
+  Peers peers = connect_peers(std::move(pg), 8);
+  if (peers.size > 1)
+    allreduce_one(*peers.pg, t);
+}
+
+// A failed check that aborts stops the rank; it skips nothing for the
+// others.
+void abort_on_failure(ProcessGroup &pg, torch::Tensor t, int rank) {
+  if (rank == 0) {
+    const bool ok = t.defined();
+    if (!ok)
+      std::abort();
+  }
+  allreduce_one(pg, t);
+}
+
+// The rank picks which rows a rank holds, not how many.
+void rank_offset_shard(ProcessGroup &pg, torch::nn::Module &model,
+                       const torch::Tensor &data, int rank, int world) {
+  const int64_t per_rank = data.size(0) / world;
+  auto mine = torch::randperm(data.size(0)).narrow(0, rank * per_rank, per_rank);
+  for (int64_t start = 0; start + 32 <= mine.size(0); start += 32)
+    sync_gradients(pg, model);
 }
 
 //===----------------------------------------------------------------------===//
