@@ -243,7 +243,7 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
         const auto *Call = dyn_cast_or_null<CallExpr>(Above);
         if (!Call)
           continue;
-        if (const Expr *Hook = Vocabulary::gradientHook(*Call))
+        if (const Expr *Hook = Vocabulary::gradientHookCallback(*Call))
           if (hookLambda(Hook) == Lambda && Operator->getNumParams() >= 1 &&
               carriesInArguments(*Collective, *Operator->getParamDecl(0),
                                  true, *Lambda->getBody()))

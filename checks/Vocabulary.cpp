@@ -1361,16 +1361,6 @@ bool Vocabulary::mentionsRank(const Stmt *S) const {
 // Steps, pending work and gradient hooks
 //===----------------------------------------------------------------------===//
 
-const Expr *Vocabulary::gradientHook(const CallExpr &Call) {
-  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
-  const CXXMethodDecl *MD = Member ? Member->getMethodDecl() : nullptr;
-  if (!MD || !MD->getDeclName().isIdentifier() ||
-      MD->getName() != "register_hook" || Call.getNumArgs() != 1 ||
-      !isSameOrDerivedFrom(*MD->getParent(), "at::TensorBase"))
-    return nullptr;
-  return Call.getArg(0);
-}
-
 std::optional<bool> Vocabulary::coalescingBracket(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier())

@@ -282,10 +282,7 @@ public:
   /// references and pointers); null for other types.
   static const CXXRecordDecl *samplerOfLoaderType(QualType T);
 
-  // --- Steps, pending work and gradient hooks ---------------------------
-  /// For `t.register_hook(fn)` on a tensor: the hook, which runs with the
-  /// tensor's gradient; null otherwise.
-  static const Expr *gradientHook(const CallExpr &Call);
+  // --- Pending work and coalescing --------------------------------------
   /// Brackets that fuse the collectives issued between them into one:
   /// `ncclGroupStart()` / `ncclGroupEnd()`, c10d's `startCoalescing()` /
   /// `endCoalescing()`. True for an opening, false for a closing call.

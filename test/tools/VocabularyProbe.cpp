@@ -94,10 +94,6 @@ private:
     }
     if (Vocabulary::isWaitCall(Call))
       diag(Loc, "wait");
-    if (Vocab.isOptimizerStep(Call))
-      diag(Loc, "optimizer step");
-    if (Vocabulary::gradientHook(Call))
-      diag(Loc, "gradient hook registered");
     if (std::optional<bool> Open = Vocabulary::coalescingBracket(Call))
       diag(Loc, *Open ? "coalescing starts" : "coalescing ends");
     if (const Expr *Request = Vocab.requestArgument(Call))
