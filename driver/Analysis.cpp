@@ -90,12 +90,14 @@ private:
 
 } // namespace
 
-std::vector<ClangTidyError>
-analyse(ClangTidyContext &Context,
-        const tooling::CompilationDatabase &Compilations,
-        llvm::ArrayRef<std::string> Files,
-        IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS) {
-  tooling::ClangTool Tool(Compilations, Files,
+UnitResult
+analyseUnit(ClangTidyContext &Context,
+            const tooling::CompilationDatabase &Compilations,
+            llvm::StringRef File,
+            IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS) {
+  UnitResult Result;
+  Result.File = File.str();
+  tooling::ClangTool Tool(Compilations, {Result.File},
                           std::make_shared<PCHContainerOperations>(), BaseFS);
   // ExtraArgs / ExtraArgsBefore from .clang-tidy files, as in clang-tidy.
   Tool.appendArgumentsAdjuster(
@@ -127,8 +129,17 @@ analyse(ClangTidyContext &Context,
   Tool.setPrintErrorMessage(false);
 
   CheckActionFactory Factory(Context, std::move(BaseFS));
+  // A unit that does not compile still yields what the checks found; its
+  // errors come back as clang-diagnostic-error findings.
   Tool.run(&Factory);
-  return DiagConsumer.take();
+
+  LineTable Lines;
+  for (const ClangTidyError &E : DiagConsumer.take()) {
+    Finding F = toFinding(E, Lines);
+    (F.isCompileError() ? Result.CompileErrors : Result.Findings)
+        .push_back(std::move(F));
+  }
+  return Result;
 }
 
 } // namespace ddplint

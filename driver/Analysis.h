@@ -13,6 +13,7 @@
 #ifndef DDPLINT_DRIVER_ANALYSIS_H
 #define DDPLINT_DRIVER_ANALYSIS_H
 
+#include "Finding.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/VirtualFileSystem.h"
@@ -22,11 +23,14 @@
 
 namespace ddplint {
 
-std::vector<clang::tidy::ClangTidyError>
-analyse(clang::tidy::ClangTidyContext &Context,
-        const clang::tooling::CompilationDatabase &Compilations,
-        llvm::ArrayRef<std::string> Files,
-        llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS);
+/// Runs the enabled checks over one translation unit and returns its
+/// findings and compile errors, with lines and columns resolved. The context
+/// may be reused for the next unit, but not shared between threads.
+UnitResult
+analyseUnit(clang::tidy::ClangTidyContext &Context,
+            const clang::tooling::CompilationDatabase &Compilations,
+            llvm::StringRef File,
+            llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS);
 
 } // namespace ddplint
 

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis.h"
+#include "Finding.h"
+#include "Output.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang-tidy/ClangTidyOptions.h"
@@ -36,6 +38,7 @@
 using namespace clang;
 using namespace clang::tidy;
 using namespace llvm;
+using namespace ddplint;
 
 namespace {
 
@@ -91,6 +94,15 @@ cl::opt<bool> DumpConfig("dump-config", cl::desc(R"(
 Print the effective configuration, with every
 option of the enabled checks, and exit.)"),
                          cl::init(false), cl::cat(DdplintCategory));
+
+enum Format { FormatText, FormatJSON };
+cl::opt<Format> OutputFormat(
+    "format", cl::desc("How findings are printed on standard output."),
+    cl::values(clEnumValN(FormatText, "text",
+                          "clang's format (default; coloured on a terminal)"),
+               clEnumValN(FormatJSON, "json",
+                          "one JSON document, one object per finding")),
+    cl::init(FormatText), cl::cat(DdplintCategory));
 
 cl::opt<bool> Quiet("quiet",
                     cl::desc("Do not print the summary on standard error."),
@@ -207,25 +219,6 @@ loadCompilations(int &Argc, const char **Argv, bool &Failed) {
       ".", std::vector<std::string>());
 }
 
-bool isCompileError(const ClangTidyError &E) {
-  return E.DiagLevel == tooling::Diagnostic::Error &&
-         StringRef(E.DiagnosticName).startswith("clang-diagnostic-");
-}
-
-// "file:line:col: " for a diagnostic given as a file offset.
-std::string describeLocation(const tooling::DiagnosticMessage &M) {
-  if (M.FilePath.empty())
-    return "";
-  std::string Where = M.FilePath;
-  if (auto Buffer = MemoryBuffer::getFile(M.FilePath)) {
-    StringRef Text = (*Buffer)->getBuffer().take_front(M.FileOffset);
-    size_t Line = Text.count('\n') + 1;
-    size_t Column = Text.size() - (Text.rfind('\n') + 1) + 1;
-    Where += ":" + std::to_string(Line) + ":" + std::to_string(Column);
-  }
-  return Where + ": ";
-}
-
 } // namespace
 
 int main(int Argc, const char **Argv) {
@@ -324,16 +317,32 @@ int main(int Argc, const char **Argv) {
     Files.push_back(std::string(Abs));
   }
 
-  std::vector<ClangTidyError> Findings, CompileErrors;
+  std::vector<Finding> Findings, CompileErrors;
   if (!Files.empty()) {
     ClangTidyContext Context(std::move(OptionsProvider));
-    std::vector<ClangTidyError> All =
-        ddplint::analyse(Context, *Compilations, Files, BaseFS);
-    for (ClangTidyError &E : All)
-      (isCompileError(E) ? CompileErrors : Findings).push_back(std::move(E));
+    for (const std::string &File : Files) {
+      UnitResult Unit = ddplint::analyseUnit(Context, *Compilations, File,
+                                             BaseFS);
+      if (!Unit.ToolError.empty()) {
+        WithColor::error(errs(), "ddplint") << Unit.ToolError << "\n";
+        Failed = true;
+      }
+      std::move(Unit.Findings.begin(), Unit.Findings.end(),
+                std::back_inserter(Findings));
+      std::move(Unit.CompileErrors.begin(), Unit.CompileErrors.end(),
+                std::back_inserter(CompileErrors));
+    }
+    sortAndUnique(Findings);
+    sortAndUnique(CompileErrors);
 
-    unsigned WarningsAsErrors = 0;
-    handleErrors(Findings, Context, FB_NoFix, WarningsAsErrors, BaseFS);
+    switch (OutputFormat) {
+    case FormatText:
+      printText(outs(), Findings, outs().has_colors());
+      break;
+    case FormatJSON:
+      printJSON(outs(), Findings);
+      break;
+    }
     outs().flush();
     if (!CompileErrors.empty()) {
       // Apart from the findings, once: what clang could not build. The checks
@@ -347,9 +356,12 @@ int main(int Argc, const char **Argv) {
       // A unit whose main header is missing can produce thousands of
       // errors; the first ones say what is wrong.
       constexpr size_t Shown = 20;
-      for (size_t I = 0; I < CompileErrors.size() && I < Shown; ++I)
-        errs() << describeLocation(CompileErrors[I].Message) << "error: "
-               << CompileErrors[I].Message.Message << "\n";
+      for (size_t I = 0; I < CompileErrors.size() && I < Shown; ++I) {
+        const Location &L = CompileErrors[I].Where;
+        if (!L.File.empty())
+          errs() << L.File << ":" << L.Line << ":" << L.Column << ": ";
+        errs() << "error: " << CompileErrors[I].Message << "\n";
+      }
       if (CompileErrors.size() > Shown)
         errs() << "... and " << CompileErrors.size() - Shown
                << " more compile errors\n";

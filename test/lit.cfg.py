@@ -1,6 +1,7 @@
 # lit configuration for ddplint's tests (run through ctest, or directly:
 #   python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv test/checkers).
 import os
+import sys
 import lit.formats
 
 config.name = "ddplint"
@@ -36,6 +37,7 @@ config.substitutions.extend([
     ("%torch_flags", torch),
     ("%examples", os.path.join(src, "examples")),
     ("%src_root", src),
+    ("%python", sys.executable),
     ("%expect_exit", os.path.join(src, "test", "tools", "expect-exit")),
     ("%{build_lib}", os.path.join(obj, "lib")),
 ])

@@ -1,0 +1,203 @@
+//===--- Finding.cpp - the driver's model of a finding --------------------===//
+
+#include "Finding.h"
+
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <tuple>
+
+using namespace llvm;
+
+namespace ddplint {
+
+bool Finding::isCompileError() const {
+  return Level == "error" && StringRef(Check).startswith("clang-diagnostic-");
+}
+
+void LineTable::resolve(Location &L) {
+  L.Line = L.Column = 0;
+  if (L.File.empty())
+    return;
+  auto It = Files.find(L.File);
+  if (It == Files.end()) {
+    auto Buffer = MemoryBuffer::getFile(L.File, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false);
+    It = Files.try_emplace(L.File, Buffer ? std::move(*Buffer) : nullptr)
+             .first;
+  }
+  if (!It->second)
+    return;
+  StringRef Before = It->second->getBuffer().take_front(L.Offset);
+  L.Line = Before.count('\n') + 1;
+  L.Column = Before.size() - (Before.rfind('\n') + 1) + 1;
+}
+
+namespace {
+
+/// Diagnostics name files as the compile command did: relative paths are
+/// relative to the command's directory.
+Location locationOf(StringRef BuildDirectory, const std::string &File,
+                    unsigned Offset, LineTable &Lines) {
+  Location L;
+  L.File = File;
+  if (!File.empty() && !BuildDirectory.empty() &&
+      sys::path::is_relative(File)) {
+    SmallString<256> Abs(BuildDirectory);
+    sys::path::append(Abs, File);
+    sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    L.File = std::string(Abs);
+  }
+  L.Offset = Offset;
+  Lines.resolve(L);
+  return L;
+}
+
+} // namespace
+
+Finding toFinding(const clang::tidy::ClangTidyError &E, LineTable &Lines) {
+  Finding F;
+  F.Check = E.DiagnosticName;
+  F.Level = E.DiagLevel == clang::tooling::Diagnostic::Error ? "error"
+                                                             : "warning";
+  F.Message = E.Message.Message;
+  F.Where = locationOf(E.BuildDirectory, E.Message.FilePath, E.Message.FileOffset, Lines);
+  for (const clang::tooling::DiagnosticMessage &N : E.Notes)
+    F.Notes.push_back({N.Message, locationOf(E.BuildDirectory, N.FilePath, N.FileOffset, Lines)});
+  for (const auto &FileAndReplacements : E.Message.Fix)
+    for (const clang::tooling::Replacement &R : FileAndReplacements.second) {
+      Replacement Out;
+      Out.Begin = locationOf(E.BuildDirectory, R.getFilePath().str(), R.getOffset(), Lines);
+      Out.Length = R.getLength();
+      Out.Text = R.getReplacementText().str();
+      F.Fixes.push_back(std::move(Out));
+    }
+  return F;
+}
+
+json::Value toJSON(const Location &L) {
+  return json::Object{{"file", L.File},
+                      {"line", L.Line},
+                      {"column", L.Column},
+                      {"offset", L.Offset}};
+}
+
+json::Value toJSON(const Finding &F) {
+  json::Array Notes, Fixes;
+  for (const Note &N : F.Notes)
+    Notes.push_back(json::Object{{"message", N.Message},
+                                 {"location", toJSON(N.Where)}});
+  for (const Replacement &R : F.Fixes)
+    Fixes.push_back(json::Object{{"location", toJSON(R.Begin)},
+                                 {"length", R.Length},
+                                 {"replacement", R.Text}});
+  return json::Object{{"check", F.Check},
+                      {"level", F.Level},
+                      {"message", F.Message},
+                      {"file", F.Where.File},
+                      {"line", F.Where.Line},
+                      {"column", F.Where.Column},
+                      {"offset", F.Where.Offset},
+                      {"notes", std::move(Notes)},
+                      {"fixes", std::move(Fixes)}};
+}
+
+json::Value toJSON(const UnitResult &U) {
+  json::Array Findings, Errors;
+  for (const Finding &F : U.Findings)
+    Findings.push_back(toJSON(F));
+  for (const Finding &F : U.CompileErrors)
+    Errors.push_back(toJSON(F));
+  json::Object O{{"file", U.File},
+                 {"findings", std::move(Findings)},
+                 {"compile_errors", std::move(Errors)}};
+  if (!U.ToolError.empty())
+    O["tool_error"] = U.ToolError;
+  return std::move(O);
+}
+
+namespace {
+
+/// json::ObjectMapper has no unsigned overload; go through int64_t.
+bool mapUnsigned(json::ObjectMapper &O, StringLiteral Key, unsigned &Out,
+                 bool Optional = false) {
+  int64_t Value = Out;
+  if (!(Optional ? O.mapOptional(Key, Value) : O.map(Key, Value)))
+    return false;
+  if (Value < 0 || Value > UINT32_MAX)
+    return false;
+  Out = static_cast<unsigned>(Value);
+  return true;
+}
+
+} // namespace
+
+bool fromJSON(const json::Value &V, Location &L, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("file", L.File) && mapUnsigned(O, "line", L.Line) &&
+         mapUnsigned(O, "column", L.Column) &&
+         mapUnsigned(O, "offset", L.Offset, /*Optional=*/true);
+}
+
+bool fromJSON(const json::Value &V, Finding &F, json::Path P) {
+  json::ObjectMapper O(V, P);
+  if (!O || !O.map("check", F.Check) || !O.map("message", F.Message) ||
+      !O.map("file", F.Where.File) || !mapUnsigned(O, "line", F.Where.Line) ||
+      !mapUnsigned(O, "column", F.Where.Column) ||
+      !mapUnsigned(O, "offset", F.Where.Offset, /*Optional=*/true))
+    return false;
+  if (!O.mapOptional("level", F.Level))
+    return false;
+  if (F.Level.empty())
+    F.Level = "warning";
+  F.Notes.clear();
+  F.Fixes.clear();
+  if (const json::Array *Notes = V.getAsObject()->getArray("notes")) {
+    for (size_t I = 0; I < Notes->size(); ++I) {
+      Note N;
+      json::ObjectMapper NO((*Notes)[I], P.field("notes").index(I));
+      if (!NO || !NO.map("message", N.Message) ||
+          !NO.map("location", N.Where))
+        return false;
+      F.Notes.push_back(std::move(N));
+    }
+  }
+  if (const json::Array *Fixes = V.getAsObject()->getArray("fixes")) {
+    for (size_t I = 0; I < Fixes->size(); ++I) {
+      Replacement R;
+      json::ObjectMapper RO((*Fixes)[I], P.field("fixes").index(I));
+      if (!RO || !RO.map("location", R.Begin) ||
+          !mapUnsigned(RO, "length", R.Length) ||
+          !RO.map("replacement", R.Text))
+        return false;
+      F.Fixes.push_back(std::move(R));
+    }
+  }
+  return true;
+}
+
+bool fromJSON(const json::Value &V, UnitResult &U, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("file", U.File) && O.map("findings", U.Findings) &&
+         O.map("compile_errors", U.CompileErrors) &&
+         O.mapOptional("tool_error", U.ToolError);
+}
+
+void sortAndUnique(std::vector<Finding> &Findings) {
+  auto Key = [](const Finding &F) {
+    return std::tie(F.Where.File, F.Where.Offset, F.Check, F.Message);
+  };
+  std::stable_sort(Findings.begin(), Findings.end(),
+                   [&](const Finding &A, const Finding &B) {
+                     return Key(A) < Key(B);
+                   });
+  Findings.erase(std::unique(Findings.begin(), Findings.end(),
+                             [&](const Finding &A, const Finding &B) {
+                               return Key(A) == Key(B);
+                             }),
+                 Findings.end());
+}
+
+} // namespace ddplint

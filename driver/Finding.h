@@ -1,0 +1,98 @@
+//===--- Finding.h - the driver's model of a finding -------------*- C++ -*-===//
+//
+// Everything ddplint reports leaves clang as a clang::tidy::ClangTidyError,
+// which holds file offsets and lives only as long as the run. The driver turns
+// each into a Finding: self-contained (file, line, column, notes, fix-its),
+// serialisable to JSON, so findings can be printed in any format, cached,
+// merged from shards and compared with a baseline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_DRIVER_FINDING_H
+#define DDPLINT_DRIVER_FINDING_H
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clang {
+namespace tidy {
+struct ClangTidyError;
+} // namespace tidy
+} // namespace clang
+
+namespace ddplint {
+
+/// A point in a file; Line and Column are 1-based (0 when unknown), Offset is
+/// the byte offset clang reported.
+struct Location {
+  std::string File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+  unsigned Offset = 0;
+};
+
+/// One edit of a fix-it: replace Length bytes at Begin by Text.
+struct Replacement {
+  Location Begin;
+  unsigned Length = 0;
+  std::string Text;
+};
+
+struct Note {
+  std::string Message;
+  Location Where;
+};
+
+struct Finding {
+  std::string Check;   ///< "ddp-..." or "clang-diagnostic-error".
+  std::string Level;   ///< "warning" or "error".
+  std::string Message; ///< Without the trailing " [check]".
+  Location Where;
+  std::vector<Note> Notes;
+  std::vector<Replacement> Fixes;
+
+  bool isCompileError() const;
+};
+
+/// Everything one translation unit produced.
+struct UnitResult {
+  std::string File; ///< Absolute path of the main file.
+  std::vector<Finding> Findings;
+  std::vector<Finding> CompileErrors;
+  /// Set when the tool could not analyse the unit at all (unreadable file,
+  /// no compile command); the message says why.
+  std::string ToolError;
+};
+
+/// Maps file offsets to lines and columns, reading each file once.
+class LineTable {
+public:
+  /// Fills Line and Column of L from its File and Offset.
+  void resolve(Location &L);
+
+private:
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> Files;
+};
+
+Finding toFinding(const clang::tidy::ClangTidyError &E, LineTable &Lines);
+
+llvm::json::Value toJSON(const Location &L);
+llvm::json::Value toJSON(const Finding &F);
+llvm::json::Value toJSON(const UnitResult &U);
+bool fromJSON(const llvm::json::Value &V, Location &L, llvm::json::Path P);
+bool fromJSON(const llvm::json::Value &V, Finding &F, llvm::json::Path P);
+bool fromJSON(const llvm::json::Value &V, UnitResult &U, llvm::json::Path P);
+
+/// Orders findings by file, offset, check and message, and drops exact
+/// duplicates (a header's finding seen from several units).
+void sortAndUnique(std::vector<Finding> &Findings);
+
+} // namespace ddplint
+
+#endif // DDPLINT_DRIVER_FINDING_H
