@@ -12,6 +12,7 @@
 
 #include "Analysis.h"
 #include "Finding.h"
+#include "Options.h"
 #include "Output.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
@@ -40,11 +41,16 @@ using namespace clang::tidy;
 using namespace llvm;
 using namespace ddplint;
 
+namespace ddplint {
+cl::OptionCategory &optionCategory() {
+  static cl::OptionCategory Category("ddplint options");
+  return Category;
+}
+} // namespace ddplint
+
 namespace {
 
-enum ExitCode { ExitClean = 0, ExitFindings = 1, ExitToolError = 2 };
-
-cl::OptionCategory DdplintCategory("ddplint options");
+cl::OptionCategory &DdplintCategory = optionCategory();
 
 cl::list<std::string> SourcePaths(cl::Positional, cl::desc("<source files>"),
                                   cl::cat(DdplintCategory));
