@@ -244,8 +244,6 @@ bool emitReport(const Report &R) {
         << "cannot write '" << OutputFile << "': " << Why << "\n";
     return false;
   };
-  if (sys::fs::is_directory(OutputFile))
-    return Fail("it is a directory");
   // A temporary file next to the target, renamed over it once complete, so
   // that readers never see half a report and a failed run leaves the old one.
   Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(

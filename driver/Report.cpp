@@ -49,7 +49,7 @@ std::string load(StringRef Path, Report &R, std::set<std::string> &Checks) {
   // The document of --format=json, or a bare array of findings.
   std::vector<Finding> Findings, Errors;
   std::vector<std::string> FileChecks, ToolErrors;
-  json::Path::Root Root("findings file");
+  json::Path::Root Root("document");
   bool Ok;
   if (Parsed->getAsArray()) {
     Ok = fromJSON(*Parsed, Findings, Root);
