@@ -130,7 +130,8 @@ article.finding.error { border-left-color: var(--err); }
 .error .level, .level.error { background: var(--err-bg); color: var(--err); }
 .loc { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
   color: var(--muted); word-break: break-all; }
-p.message { margin: 6px 0 8px; font-weight: 600; }
+p.message { margin: 6px 0 8px; font-weight: 600; white-space: pre-line; }
+table.by-file { margin-top: 18px; }
 pre.code { margin: 6px 0; padding: 6px 0; background: var(--code);
   border: 1px solid var(--line); border-radius: 6px; overflow-x: auto;
   font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
@@ -162,7 +163,7 @@ code.new { background: var(--ok-bg); padding: 0 3px; border-radius: 3px;
 .runtime.confirmed .verdict { background: var(--err-bg); color: var(--err); }
 .runtime.clean .verdict { background: var(--ok-bg); color: var(--ok); }
 .runtime.neutral .verdict { background: var(--line); color: var(--fg); }
-p.evidence { margin: 4px 0; }
+p.evidence { margin: 4px 0; white-space: pre-line; }
 figure.drift { margin: 8px 0 0; }
 figure.drift svg { display: block; max-width: 100%; height: auto;
   background: #fff; border: 1px solid var(--line); border-radius: 4px; }
