@@ -118,6 +118,22 @@ std::optional<int> runReportCommand() {
                                     : ExitFindings;
   if (!emitReport(R))
     return ExitToolError;
+  // The text format holds findings only; as after a run, the compile errors
+  // follow apart, on standard error.
+  if (outputOptionsFromCommandLine().Format == OutputFormat::Text &&
+      !R.CompileErrors.empty()) {
+    WithColor::warning(errs(), "ddplint")
+        << R.CompileErrors.size() << " compile error"
+        << (R.CompileErrors.size() == 1 ? "" : "s")
+        << " in the analysed code; findings that depend on it may be "
+           "missing:\n";
+    for (const Finding &E : R.CompileErrors) {
+      if (!E.Where.File.empty())
+        errs() << E.Where.File << ":" << E.Where.Line << ":" << E.Where.Column
+               << ": ";
+      errs() << "error: " << E.Message << "\n";
+    }
+  }
   return R.ExitCode;
 }
 
