@@ -84,6 +84,15 @@ json::Value toJSON(const Location &L) {
                       {"offset", L.Offset}};
 }
 
+json::Value toJSON(const RuntimeEvidence &R) {
+  json::Object O{{"verdict", R.Verdict}};
+  if (!R.Evidence.empty())
+    O["evidence"] = R.Evidence;
+  if (!R.Svg.empty())
+    O["svg"] = R.Svg;
+  return std::move(O);
+}
+
 json::Value toJSON(const Finding &F) {
   json::Array Notes, Fixes;
   for (const Note &N : F.Notes)
@@ -93,15 +102,18 @@ json::Value toJSON(const Finding &F) {
     Fixes.push_back(json::Object{{"location", toJSON(R.Begin)},
                                  {"length", R.Length},
                                  {"replacement", R.Text}});
-  return json::Object{{"check", F.Check},
-                      {"level", F.Level},
-                      {"message", F.Message},
-                      {"file", F.Where.File},
-                      {"line", F.Where.Line},
-                      {"column", F.Where.Column},
-                      {"offset", F.Where.Offset},
-                      {"notes", std::move(Notes)},
-                      {"fixes", std::move(Fixes)}};
+  json::Object O{{"check", F.Check},
+                 {"level", F.Level},
+                 {"message", F.Message},
+                 {"file", F.Where.File},
+                 {"line", F.Where.Line},
+                 {"column", F.Where.Column},
+                 {"offset", F.Where.Offset},
+                 {"notes", std::move(Notes)},
+                 {"fixes", std::move(Fixes)}};
+  if (F.Runtime)
+    O["runtime"] = toJSON(*F.Runtime);
+  return std::move(O);
 }
 
 json::Value toJSON(const UnitResult &U) {
@@ -141,6 +153,13 @@ bool fromJSON(const json::Value &V, Location &L, json::Path P) {
          mapUnsigned(O, "offset", L.Offset, /*Optional=*/true);
 }
 
+bool fromJSON(const json::Value &V, RuntimeEvidence &R, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("verdict", R.Verdict) &&
+         O.mapOptional("evidence", R.Evidence) &&
+         O.mapOptional("svg", R.Svg);
+}
+
 bool fromJSON(const json::Value &V, Finding &F, json::Path P) {
   json::ObjectMapper O(V, P);
   if (!O || !O.map("check", F.Check) || !O.map("message", F.Message) ||
@@ -173,6 +192,15 @@ bool fromJSON(const json::Value &V, Finding &F, json::Path P) {
           !RO.map("replacement", R.Text))
         return false;
       F.Fixes.push_back(std::move(R));
+    }
+  }
+  F.Runtime.reset();
+  if (const json::Value *Runtime = V.getAsObject()->get("runtime")) {
+    if (Runtime->kind() != json::Value::Null) {
+      RuntimeEvidence R;
+      if (!fromJSON(*Runtime, R, P.field("runtime")))
+        return false;
+      F.Runtime = std::move(R);
     }
   }
   return true;

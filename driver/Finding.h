@@ -17,6 +17,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,14 @@ struct Note {
   Location Where;
 };
 
+/// What running the program showed about a finding, written back into a
+/// findings file by the runtime harness (`ddp-harness`).
+struct RuntimeEvidence {
+  std::string Verdict;  ///< "diverged", "hang", "consistent", ...
+  std::string Evidence; ///< One or a few sentences: what was measured.
+  std::string Svg;      ///< Path of a drift picture (SVG), or empty.
+};
+
 struct Finding {
   std::string Check;   ///< "ddp-..." or "clang-diagnostic-error".
   std::string Level;   ///< "warning" or "error".
@@ -56,6 +65,7 @@ struct Finding {
   Location Where;
   std::vector<Note> Notes;
   std::vector<Replacement> Fixes;
+  std::optional<RuntimeEvidence> Runtime;
 
   bool isCompileError() const;
 };
@@ -83,9 +93,12 @@ private:
 Finding toFinding(const clang::tidy::ClangTidyError &E, LineTable &Lines);
 
 llvm::json::Value toJSON(const Location &L);
+llvm::json::Value toJSON(const RuntimeEvidence &R);
 llvm::json::Value toJSON(const Finding &F);
 llvm::json::Value toJSON(const UnitResult &U);
 bool fromJSON(const llvm::json::Value &V, Location &L, llvm::json::Path P);
+bool fromJSON(const llvm::json::Value &V, RuntimeEvidence &R,
+              llvm::json::Path P);
 bool fromJSON(const llvm::json::Value &V, Finding &F, llvm::json::Path P);
 bool fromJSON(const llvm::json::Value &V, UnitResult &U, llvm::json::Path P);
 

@@ -1,10 +1,15 @@
 //===--- Output.cpp - printing findings -----------------------------------===//
 
 #include "Output.h"
+#include "Options.h"
+#include "OutputSupport.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
 
 #include <memory>
 
@@ -13,28 +18,77 @@ using namespace llvm;
 namespace ddplint {
 namespace {
 
-/// The text of line N (1-based) of each file, read once.
-class SourceLines {
-public:
-  StringRef line(const std::string &File, unsigned N) {
-    auto It = Files.find(File);
-    if (It == Files.end()) {
-      auto Buffer = MemoryBuffer::getFile(File, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-      It = Files.try_emplace(File, Buffer ? std::move(*Buffer) : nullptr)
-               .first;
-    }
-    if (!It->second || N == 0)
-      return "";
-    StringRef Rest = It->second->getBuffer();
-    for (unsigned I = 1; I < N && !Rest.empty(); ++I)
-      Rest = Rest.split('\n').second;
-    return Rest.split('\n').first.rtrim('\r');
-  }
+// Output options apply to every subcommand (a run and `ddplint report`).
+cl::opt<OutputFormat> Format(
+    "format", cl::desc("How findings are printed."),
+    cl::values(
+        clEnumValN(OutputFormat::Text, "text",
+                   "clang's format (default; coloured on a terminal)"),
+        clEnumValN(OutputFormat::JSON, "json",
+                   "one JSON document, one object per finding"),
+        clEnumValN(OutputFormat::SARIF, "sarif",
+                   "SARIF 2.1.0 (GitHub code scanning, IDE viewers)"),
+        clEnumValN(OutputFormat::GitHub, "github",
+                   "GitHub Actions annotations (workflow commands)"),
+        clEnumValN(OutputFormat::GitLab, "gitlab",
+                   "GitLab Code Quality report"),
+        clEnumValN(OutputFormat::HTML, "html",
+                   "one self-contained HTML page")),
+    cl::init(OutputFormat::Text), cl::cat(optionCategory()),
+    cl::sub(*cl::AllSubCommands));
 
-private:
-  StringMap<std::unique_ptr<MemoryBuffer>> Files;
-};
+cl::opt<std::string> OutputFile("output", cl::desc(R"(
+Write the findings to this file instead of
+standard output. The file is replaced atomically
+once complete; if it cannot be written ddplint
+says why and exits with 2.)"),
+                                cl::value_desc("file"),
+                                cl::cat(optionCategory()),
+                                cl::sub(*cl::AllSubCommands));
+cl::alias OutputFileShort("o", cl::desc("Alias for --output"),
+                          cl::aliasopt(OutputFile), cl::NotHidden);
+
+cl::opt<std::string> SourceRoot("source-root", cl::desc(R"(
+Directory that paths in SARIF (%SRCROOT%), GitHub,
+GitLab and HTML output are relative to.
+Default: the current directory.)"),
+                                cl::value_desc("dir"),
+                                cl::cat(optionCategory()),
+                                cl::sub(*cl::AllSubCommands));
+cl::alias SarifRoot("sarif-root", cl::desc("Alias for --source-root"),
+                    cl::aliasopt(SourceRoot), cl::NotHidden);
+
+cl::opt<std::string> DocUrlBase("doc-url-base", cl::desc(R"(
+URL of the directory holding the checks' pages
+(docs/checks/<check>.md): SARIF helpUri and the
+HTML report's links. Default:
+)" DDPLINT_DOC_URL_BASE),
+                                cl::value_desc("url"),
+                                cl::init(DDPLINT_DOC_URL_BASE),
+                                cl::cat(optionCategory()),
+                                cl::sub(*cl::AllSubCommands));
+
+enum class ColorMode { Auto, Always, Never };
+
+// libLLVM registers a boolean "--color" of its own (for WithColor) the first
+// time the option registry is read. ddplint's takes the name over, with
+// clang's three choices, and applyColorOption() hands the choice on.
+cl::opt<ColorMode> &colorOption() {
+  static cl::opt<ColorMode> *Option = [] {
+    if (cl::Option *Llvm = cl::getRegisteredOptions().lookup("color"))
+      Llvm->removeArgument();
+    return new cl::opt<ColorMode>(
+        "color", cl::desc("Colour the text format and ddplint's messages."),
+        cl::values(clEnumValN(ColorMode::Auto, "auto",
+                              "only on a terminal (default)"),
+                   clEnumValN(ColorMode::Always, "always", "always"),
+                   clEnumValN(ColorMode::Never, "never", "never")),
+        cl::init(ColorMode::Auto), cl::cat(optionCategory()),
+        cl::sub(*cl::AllSubCommands));
+  }();
+  return *Option;
+}
+const cl::opt<ColorMode> &Color = colorOption();
 
 void printHeader(raw_ostream &OS, const Location &Where, StringRef Level,
                  StringRef Message, StringRef Check, bool Color) {
@@ -65,9 +119,9 @@ void printHeader(raw_ostream &OS, const Location &Where, StringRef Level,
 /// The source line, a caret under the column, and the replacement text of
 /// fix-its that start on that line.
 void printSnippet(raw_ostream &OS, const Location &Where,
-                  ArrayRef<Replacement> Fixes, SourceLines &Lines,
+                  ArrayRef<Replacement> Fixes, SourceCache &Sources,
                   bool Color) {
-  StringRef Line = Lines.line(Where.File, Where.Line);
+  StringRef Line = Sources.line(Where.File, Where.Line).value_or("");
   if (Line.empty() || Where.Column == 0 || Where.Column > Line.size() + 1)
     return;
   OS << Line << "\n";
@@ -97,25 +151,137 @@ void printSnippet(raw_ostream &OS, const Location &Where,
 } // namespace
 
 void printText(raw_ostream &OS, ArrayRef<Finding> Findings, bool Color) {
-  SourceLines Lines;
+  OS.enable_colors(Color);
+  SourceCache Sources;
   for (const Finding &F : Findings) {
     printHeader(OS, F.Where, F.Level, F.Message, F.Check, Color);
-    printSnippet(OS, F.Where, F.Fixes, Lines, Color);
+    printSnippet(OS, F.Where, F.Fixes, Sources, Color);
     for (const Note &N : F.Notes) {
       printHeader(OS, N.Where, "note", N.Message, "", Color);
-      printSnippet(OS, N.Where, {}, Lines, Color);
+      printSnippet(OS, N.Where, {}, Sources, Color);
+    }
+    if (F.Runtime) {
+      std::string Message = "at run time: " + F.Runtime->Verdict;
+      if (!F.Runtime->Evidence.empty())
+        Message += ": " + singleLine(F.Runtime->Evidence);
+      printHeader(OS, F.Where, "note", Message, "", Color);
     }
   }
 }
 
-void printJSON(raw_ostream &OS, ArrayRef<Finding> Findings) {
-  json::Array All;
-  for (const Finding &F : Findings)
-    All.push_back(toJSON(F));
+void printJSON(raw_ostream &OS, const Report &R) {
+  json::Array Checks, Findings, Errors, ToolErrors;
+  for (const std::string &Check : R.Checks)
+    Checks.push_back(Check);
+  for (const Finding &F : R.Findings)
+    Findings.push_back(toJSON(F));
+  for (const Finding &F : R.CompileErrors)
+    Errors.push_back(toJSON(F));
+  for (const std::string &E : R.ToolErrors)
+    ToolErrors.push_back(E);
   OS << formatv("{0:2}", json::Value(json::Object{
                              {"version", DDPLINT_VERSION},
-                             {"findings", std::move(All)}}))
+                             {"checks", std::move(Checks)},
+                             {"findings", std::move(Findings)},
+                             {"compile_errors", std::move(Errors)},
+                             {"tool_errors", std::move(ToolErrors)}}))
      << "\n";
+}
+
+void printJSON(raw_ostream &OS, ArrayRef<Finding> Findings) {
+  Report R;
+  R.Findings = Findings.vec();
+  printJSON(OS, R);
+}
+
+void printReport(raw_ostream &OS, const Report &R, const OutputOptions &Opts) {
+  switch (Opts.Format) {
+  case OutputFormat::Text:
+    printText(OS, R.Findings, Opts.Color);
+    break;
+  case OutputFormat::JSON:
+    printJSON(OS, R);
+    break;
+  case OutputFormat::SARIF:
+    printSARIF(OS, R, Opts);
+    break;
+  case OutputFormat::GitHub:
+    printGitHub(OS, R, Opts);
+    break;
+  case OutputFormat::GitLab:
+    printGitLab(OS, R, Opts);
+    break;
+  case OutputFormat::HTML:
+    printHTML(OS, R, Opts);
+    break;
+  }
+}
+
+OutputOptions outputOptionsFromCommandLine() {
+  OutputOptions Opts;
+  Opts.Format = Format;
+  bool ToFile = !OutputFile.empty() && OutputFile != "-";
+  Opts.Color = Color == ColorMode::Always ||
+               (Color == ColorMode::Auto && !ToFile && outs().has_colors());
+  SmallString<256> Root(SourceRoot.empty() ? "." : SourceRoot.getValue());
+  sys::fs::make_absolute(Root);
+  sys::path::remove_dots(Root, /*remove_dot_dot=*/true);
+  Opts.SourceRoot = std::string(Root);
+  Opts.DocUrlBase = DocUrlBase;
+  return Opts;
+}
+
+bool emitReport(const Report &R) {
+  OutputOptions Opts = outputOptionsFromCommandLine();
+  if (OutputFile.empty() || OutputFile == "-") {
+    printReport(outs(), R, Opts);
+    outs().flush();
+    return true;
+  }
+
+  auto Fail = [&](const Twine &Why) {
+    WithColor::error(errs(), "ddplint")
+        << "cannot write '" << OutputFile << "': " << Why << "\n";
+    return false;
+  };
+  // A temporary file next to the target, renamed over it once complete, so
+  // that readers never see half a report and a failed run leaves the old one.
+  Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(
+      OutputFile + ".tmp-%%%%%%",
+      sys::fs::all_read | sys::fs::all_write);
+  if (!Temp)
+    return Fail(toString(Temp.takeError()));
+  {
+    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
+    printReport(OS, R, Opts);
+    OS.flush();
+    if (OS.has_error()) {
+      std::string Why = OS.error().message();
+      OS.clear_error();
+      consumeError(Temp->discard());
+      return Fail(Why);
+    }
+  }
+  if (Error E = Temp->keep(OutputFile)) {
+    std::string Why = toString(std::move(E));
+    consumeError(Temp->discard());
+    return Fail(Why);
+  }
+  return true;
+}
+
+void applyColorOption() {
+  switch (Color) {
+  case ColorMode::Auto:
+    break;
+  case ColorMode::Always:
+    WithColor::setAutoDetectFunction([](const raw_ostream &) { return true; });
+    break;
+  case ColorMode::Never:
+    WithColor::setAutoDetectFunction(
+        [](const raw_ostream &) { return false; });
+    break;
+  }
 }
 
 } // namespace ddplint

@@ -14,6 +14,7 @@
 #include "Finding.h"
 #include "Options.h"
 #include "Output.h"
+#include "Subcommands.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang-tidy/ClangTidyOptions.h"
@@ -100,15 +101,6 @@ cl::opt<bool> DumpConfig("dump-config", cl::desc(R"(
 Print the effective configuration, with every
 option of the enabled checks, and exit.)"),
                          cl::init(false), cl::cat(DdplintCategory));
-
-enum Format { FormatText, FormatJSON };
-cl::opt<Format> OutputFormat(
-    "format", cl::desc("How findings are printed on standard output."),
-    cl::values(clEnumValN(FormatText, "text",
-                          "clang's format (default; coloured on a terminal)"),
-               clEnumValN(FormatJSON, "json",
-                          "one JSON document, one object per finding")),
-    cl::init(FormatText), cl::cat(DdplintCategory));
 
 cl::opt<bool> Quiet("quiet",
                     cl::desc("Do not print the summary on standard error."),
@@ -251,6 +243,9 @@ int main(int Argc, const char **Argv) {
           "tool error.\n",
           &errs()))
     return ExitToolError;
+  applyColorOption();
+  if (std::optional<int> Code = runSubcommand())
+    return *Code;
 
   auto BaseFS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
       vfs::getRealFileSystem());
@@ -308,7 +303,7 @@ int main(int Argc, const char **Argv) {
 
   // A file that cannot be read is reported and skipped; the others are still
   // analysed.
-  std::vector<std::string> Files;
+  std::vector<std::string> Files, ToolErrors;
   for (const std::string &Path : SourcePaths) {
     SmallString<256> Abs(Path);
     sys::fs::make_absolute(Abs);
@@ -317,6 +312,8 @@ int main(int Argc, const char **Argv) {
       WithColor::error(errs(), "ddplint")
           << "cannot read '" << Path << "': " << Buffer.getError().message()
           << "\n";
+      ToolErrors.push_back("cannot read '" + Path +
+                           "': " + Buffer.getError().message());
       Failed = true;
       continue;
     }
@@ -331,6 +328,7 @@ int main(int Argc, const char **Argv) {
                                              BaseFS);
       if (!Unit.ToolError.empty()) {
         WithColor::error(errs(), "ddplint") << Unit.ToolError << "\n";
+        ToolErrors.push_back(Unit.ToolError);
         Failed = true;
       }
       std::move(Unit.Findings.begin(), Unit.Findings.end(),
@@ -341,15 +339,11 @@ int main(int Argc, const char **Argv) {
     sortAndUnique(Findings);
     sortAndUnique(CompileErrors);
 
-    switch (OutputFormat) {
-    case FormatText:
-      printText(outs(), Findings, outs().has_colors());
-      break;
-    case FormatJSON:
-      printJSON(outs(), Findings);
-      break;
-    }
-    outs().flush();
+    Report Result{Findings, CompileErrors, ToolErrors, Enabled,
+                  Failed ? ExitToolError
+                         : Findings.empty() ? ExitClean : ExitFindings};
+    if (!emitReport(Result))
+      Failed = true;
     if (!CompileErrors.empty()) {
       // Apart from the findings, once: what clang could not build. The checks
       // still ran over everything else in those files.

@@ -40,4 +40,15 @@ config.substitutions.extend([
     ("%python", sys.executable),
     ("%expect_exit", os.path.join(src, "test", "tools", "expect-exit")),
     ("%{build_lib}", os.path.join(obj, "lib")),
+    # Output-format tests: a leaf-per-line view of JSON for FileCheck, the
+    # SARIF Multitool and headless Chromium (both from scripts/install-deps;
+    # the tests fail, naming the tool, when they are missing).
+    ("%json_paths", sys.executable + " " +
+     os.path.join(src, "test", "tools", "json-paths")),
+    ("%sarif_validate", sys.executable + " " +
+     os.path.join(src, "test", "tools", "sarif-validate")),
+    ("%chromium", os.path.join(src, "test", "tools", "headless-chromium")),
 ])
+for var in ("DDPLINT_SARIF_MULTITOOL", "DDPLINT_CHROMIUM", "HOME"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

@@ -1,0 +1,28 @@
+//===--- Subcommands.h - ddplint's subcommands --------------------*- C++ -*-===//
+//
+// `ddplint FILES...` analyses; `ddplint <subcommand> ...` does something else
+// with findings already made. Each subcommand lives in its own file with its
+// llvm::cl::SubCommand and options; runSubcommand() dispatches.
+//
+//   report  prints findings files (ddplint --format=json, possibly annotated
+//           by ddp-harness) in any output format (Report.cpp)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_DRIVER_SUBCOMMANDS_H
+#define DDPLINT_DRIVER_SUBCOMMANDS_H
+
+#include <optional>
+
+namespace ddplint {
+
+/// After the command line is parsed: runs the subcommand it named and
+/// returns its exit code, or None when it named none (an analysis).
+std::optional<int> runSubcommand();
+
+/// `ddplint report`, when it was named.
+std::optional<int> runReportCommand();
+
+} // namespace ddplint
+
+#endif // DDPLINT_DRIVER_SUBCOMMANDS_H
