@@ -74,6 +74,11 @@ public:
   /// that never comes.
   void waitForRoot() { receive(Peers[0]); }
 
+  /// Whether to say so when a peer's connection closes. When the harness
+  /// stops hung ranks one after the other, the survivors would otherwise
+  /// print that in a race with their own SIGTERM.
+  bool ReportPeerLoss = true;
+
 private:
   void receive(int Fd) {
     char Byte;
@@ -84,8 +89,9 @@ private:
     if (N == 1)
       return;
     // The peer is gone. Gloo would wait for its timeout; so do we.
-    std::fprintf(stderr, "rank %d: peer closed its connection; waiting\n",
-                 Env.Rank);
+    if (ReportPeerLoss)
+      std::fprintf(stderr, "rank %d: peer closed its connection; waiting\n",
+                   Env.Rank);
     for (;;)
       pause();
   }
