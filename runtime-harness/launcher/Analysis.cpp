@@ -186,8 +186,8 @@ void analyseStep(const RunEvidence &Run, const std::vector<const ProbeStep *> &A
   }
   if (AllReadable && Out.RanksPresent > 1)
     Out.MaxDrift = Max;
-  if (AnyGrad)
-    Out.GradSynced = GradsEqual && Out.RanksPresent > 1;
+  if (AnyGrad && Out.RanksPresent > 1)
+    Out.GradSynced = GradsEqual;
 }
 
 void analyseDataOrder(const RunEvidence &Run, DataOrderAnalysis &Out) {

@@ -44,7 +44,7 @@ static void printSide(llvm::raw_ostream &OS, const std::string &Label,
        << A.StepsWithGrads << " steps";
   if (A.Order.Available)
     OS << "; data order " << dataOrderVerdict(A);
-  std::string Scale = gradientScaleVerdict(A);
+  std::string Scale = gradientScale(A);
   if (!Scale.empty())
     OS << "; " << Scale;
   OS << "\n";

@@ -389,8 +389,12 @@ bool RankRun::allReaped() const {
 
 void RankRun::signalLiveGroups(int Signal) {
   for (RankStatus &R : Result.Ranks)
-    if (!R.Reaped)
+    if (!R.Reaped) {
       kill(-R.Pid, Signal);
+      // A stopped process acts on SIGTERM only once it runs again.
+      if (Signal == SIGTERM)
+        kill(-R.Pid, SIGCONT);
+    }
 }
 
 void RankRun::beginTerminate(double Now) {
@@ -416,7 +420,7 @@ std::vector<pid_t> RankRun::leftovers() const {
 
 void RankRun::loop() {
   const double Deadline = monotonicSeconds() + Options.TimeoutSeconds;
-  bool Cleaning = false, CleanKilled = false;
+  bool Cleaning = false;
   double CleanKillAt = Never, DrainUntil = Never;
   std::set<pid_t> LeftoverSeen;
 
@@ -441,23 +445,26 @@ void RankRun::loop() {
         Killed = true;
       }
     } else {
-      // The ranks are gone; whatever they left behind goes too.
+      // The ranks are gone; whatever they left behind goes too. Only groups
+      // that still have members are signalled: an empty group's id may
+      // belong to an unrelated process by now.
       std::vector<pid_t> Left = leftovers();
       LeftoverSeen.insert(Left.begin(), Left.end());
+      int Signal = 0;
       if (!Cleaning) {
         Cleaning = true;
         CleanKillAt = Now + Options.GraceSeconds;
-        for (const RankStatus &R : Result.Ranks)
-          kill(-R.Pid, SIGTERM);
-        for (pid_t P : Left)
-          kill(P, SIGTERM);
-      } else if (!CleanKilled && Now >= CleanKillAt) {
-        CleanKilled = true;
-        for (const RankStatus &R : Result.Ranks)
-          kill(-R.Pid, SIGKILL);
-        for (pid_t P : Left)
-          kill(P, SIGKILL);
+        Signal = SIGTERM;
+      } else if (Now >= CleanKillAt) {
+        // Every round from now on: also whatever they forked meanwhile.
+        Signal = SIGKILL;
       }
+      if (Signal)
+        for (pid_t P : Left) {
+          kill(P, Signal);
+          if (Signal == SIGTERM)
+            kill(P, SIGCONT);
+        }
       if (Left.empty()) {
         if (DrainUntil == Never)
           DrainUntil = Now + 0.5;
@@ -468,13 +475,15 @@ void RankRun::loop() {
       }
     }
 
-    double Wake = std::min({Deadline, CrashStopAt, KillAt, CleanKillAt,
-                            DrainUntil});
-    if (Terminating)
-      Wake = std::min(Wake, KillAt);
+    // Sleep until the next deadline still ahead, output, or a signal.
+    double Wake = Never;
+    for (double T : {Deadline, CrashStopAt, KillAt, CleanKillAt, DrainUntil})
+      if (T > Now)
+        Wake = std::min(Wake, T);
     int WaitMs = 250;
     if (Wake != Never)
-      WaitMs = std::clamp(static_cast<int>((Wake - Now) * 1000) + 1, 0, 250);
+      WaitMs = std::clamp(static_cast<int>((Wake - Now) * 1000) + 1, 1, 250);
+    // Leftover processes are found by polling /proc.
     if (Cleaning)
       WaitMs = std::min(WaitMs, 20);
 

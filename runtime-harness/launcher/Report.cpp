@@ -120,7 +120,13 @@ private:
   std::set<size_t> Left;
 };
 
-bool anyGradients(const RunAnalysis &A) { return A.StepsWithGrads > 0; }
+bool anyGradients(const RunAnalysis &A) {
+  for (const StepAnalysis &S : A.Steps)
+    for (const std::optional<double> &N : S.GradNorm)
+      if (N)
+        return true;
+  return false;
+}
 
 /// The gradient columns of one run at one step (norms, elements, synced).
 void gradientCells(const RunAnalysis &A, const StepAnalysis *S,
@@ -237,7 +243,8 @@ void printMetricsTable(llvm::raw_ostream &OS, const RunAnalysis &A) {
 
 std::string syncedSummary(const RunAnalysis &A) {
   if (A.StepsWithGrads == 0)
-    return "no gradients recorded";
+    return A.Replicas == "single rank" ? "one rank, nothing to compare"
+                                       : "no gradients recorded";
   return "synced at " + std::to_string(A.StepsSynced) + " of " +
          std::to_string(A.StepsWithGrads) + " steps";
 }
@@ -291,6 +298,11 @@ void ddpharness::printRunTables(llvm::raw_ostream &OS, const RunAnalysis &A) {
     OS << "\n";
   }
 
+  if (A.Replicas == "single rank") {
+    printDataOrderTable(OS, A);
+    printMetricsTable(OS, A);
+    return;
+  }
   OS << "Table 2 - cross-rank divergence max|W_rank0 - W_rankK| after each "
         "step:\n";
   Table T;
@@ -346,7 +358,10 @@ void ddpharness::printRunSummary(llvm::raw_ostream &OS,
   std::string Failure = processFailure(Process);
   OS << "verdict: " << (Failure.empty() ? "ok" : Failure);
   if (Failure.empty())
-    OS << " (all " << Process.RankStatus.size() << " ranks exited 0)";
+    OS << (Process.RankStatus.size() == 1
+               ? std::string(" (the rank exited 0)")
+               : " (all " + std::to_string(Process.RankStatus.size()) +
+                     " ranks exited 0)");
   OS << "\n";
   if (!Failure.empty()) {
     for (size_t R = 0; R < Process.RankStatus.size(); ++R) {
@@ -366,9 +381,9 @@ void ddpharness::printRunSummary(llvm::raw_ostream &OS,
     OS << "gradients: " << syncedSummary(A) << "\n";
   if (A.Order.Available)
     OS << "data order: " << dataOrderVerdict(A) << "\n";
-  std::string Scale = gradientScaleVerdict(A);
+  std::string Scale = gradientScale(A);
   if (!Scale.empty())
-    OS << "gradient scale: " << Scale << "\n";
+    OS << "gradient scale: " << Scale << " (metric grad_ratio)\n";
   if (!SvgPath.empty())
     OS << "drift plot: " << SvgPath << "\n";
   OS << "run directory: " << RunDir << "\n";

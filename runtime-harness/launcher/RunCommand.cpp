@@ -149,10 +149,11 @@ int ddpharness::runCommand(const std::vector<std::string> &Args) {
   FILE *Info = Json ? stderr : stdout;
   Options.OnStart = [&](int Port) {
     std::fprintf(Info,
-                 "ddp-harness: %d ranks of %s (backend %s, "
+                 "ddp-harness: %d rank%s of %s (backend %s, "
                  "MASTER_ADDR=127.0.0.1 MASTER_PORT=%d, timeout %g s)\n"
                  "ddp-harness: run directory %s\n",
-                 NumRanks, Command[0].c_str(), Backend.c_str(), Port, Timeout,
+                 NumRanks, NumRanks == 1 ? "" : "s", Command[0].c_str(),
+                 Backend.c_str(), Port, Timeout,
                  Options.RunDir.c_str());
     std::fflush(Info);
   };

@@ -62,14 +62,20 @@ std::string ddpharness::dataOrderVerdict(const RunAnalysis &A) {
   return A.Order.Verdict + (A.Order.Overlap ? ", overlap" : "");
 }
 
-std::string ddpharness::gradientScaleVerdict(const RunAnalysis &A) {
+std::string ddpharness::gradientScale(const RunAnalysis &A) {
   auto It = A.MetricMeans.find("grad_ratio");
   if (It == A.MetricMeans.end())
     return "";
   char Ratio[32];
   std::snprintf(Ratio, sizeof(Ratio), "%.2fx", It->second);
-  std::string Replicas = A.Replicas == "diverged" ? "diverged" : "consistent";
-  return Replicas + ", gradient " + Ratio + " the average";
+  return std::string("gradient ") + Ratio + " the average";
+}
+
+std::string ddpharness::gradientScaleVerdict(const RunAnalysis &A) {
+  std::string Scale = gradientScale(A);
+  if (Scale.empty())
+    return "";
+  return (A.Replicas == "diverged" ? "diverged, " : "consistent, ") + Scale;
 }
 
 std::string ddpharness::measuredVerdict(ScenarioKind Kind,

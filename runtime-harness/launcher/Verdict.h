@@ -36,6 +36,11 @@ std::string replicaVerdict(const RunAnalysis &A);
 /// overlap", or "" without indices.
 std::string dataOrderVerdict(const RunAnalysis &A);
 
+/// "gradient 2.00x the average" from the grad_ratio metric (the gradient
+/// the ranks stepped with against the true average of their local
+/// gradients), or "" without it.
+std::string gradientScale(const RunAnalysis &A);
+
 /// "consistent, gradient 2.00x the average", or "" without grad_ratio.
 std::string gradientScaleVerdict(const RunAnalysis &A);
 
