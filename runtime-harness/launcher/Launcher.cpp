@@ -465,6 +465,10 @@ void RankRun::loop() {
           if (Signal == SIGTERM)
             kill(P, SIGCONT);
         }
+      // A process stuck in the kernel (state D) ignores even SIGKILL for a
+      // while; the harness does not wait for it forever.
+      if (!Left.empty() && Now >= CleanKillAt + 10)
+        break;
       if (Left.empty()) {
         if (DrainUntil == Never)
           DrainUntil = Now + 0.5;
