@@ -1,0 +1,26 @@
+//===- Commands.h - ddp-harness's subcommands -----------------------------===//
+//
+// Each subcommand takes the arguments after its name and returns the exit
+// status (ExitCodes.h). main.cpp lists them in its table.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPHARNESS_LAUNCHER_COMMANDS_H
+#define DDPHARNESS_LAUNCHER_COMMANDS_H
+
+#include <string>
+#include <vector>
+
+namespace ddpharness {
+
+int runCommand(const std::vector<std::string> &Args);
+int compareCommand(const std::vector<std::string> &Args);
+int scenariosCommand(const std::vector<std::string> &Args);
+
+/// Prints "ddp-harness <command>: error: <message>" to stderr and returns
+/// ExitHarnessError.
+int reportHarnessError(const std::string &Command, const std::string &Message);
+
+} // namespace ddpharness
+
+#endif

@@ -1,0 +1,58 @@
+//===- Report.h - Tables and JSON for a run and for two runs --------------===//
+//
+// The text report follows seed 001's two tables: the gradient each rank
+// stepped with (norm, and the first element of one parameter's gradient)
+// with a `synced` column, and the cross-rank drift max|W_rank0 - W_rankK|
+// after each step; `compare` puts two runs side by side. The JSON report
+// carries the same data for programs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPHARNESS_LAUNCHER_REPORT_H
+#define DDPHARNESS_LAUNCHER_REPORT_H
+
+#include "Analysis.h"
+#include "RunDirectory.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace ddpharness {
+
+/// Drift as the tables print it: "0.000000", "0.125000", "1.769e-04".
+std::string formatDrift(std::optional<double> D);
+
+/// Seed 001's tables (and the per-parameter, data-order and metric tables
+/// when there is something to show) for one run.
+void printRunTables(llvm::raw_ostream &OS, const RunAnalysis &A);
+
+/// The closing summary: verdicts, last lines of hung or crashed ranks,
+/// warnings, where the evidence is.
+void printRunSummary(llvm::raw_ostream &OS, const HarnessRecord &Process,
+                     const RunAnalysis &A, const std::string &RunDir,
+                     const std::string &SvgPath);
+
+/// Two runs side by side, labelled \p LabelA and \p LabelB.
+void printComparison(llvm::raw_ostream &OS, const RunAnalysis &A,
+                     const RunAnalysis &B, const std::string &LabelA,
+                     const std::string &LabelB);
+
+/// The per-step data as JSON (shared by `run --format json` and the
+/// scenarios report).
+llvm::json::Array stepsJson(const RunAnalysis &A);
+llvm::json::Value dataOrderJson(const RunAnalysis &A);
+llvm::json::Object metricsJson(const RunAnalysis &A);
+
+/// A number, or null when unset or not finite.
+llvm::json::Value numberOrNull(std::optional<double> D);
+
+/// Dedupes and caps the warnings for printing.
+std::vector<std::string> warningsToShow(const std::vector<std::string> &All,
+                                        size_t Limit = 10);
+
+} // namespace ddpharness
+
+#endif

@@ -1,0 +1,211 @@
+//===- RunCommand.cpp - ddp-harness run -----------------------------------===//
+//
+// ddp-harness run --nproc N [options] -- PROGRAM [ARGS...]
+//
+// Starts the ranks, streams their output, then reads what their probes left
+// in the run directory and prints the tables, the verdicts and where the
+// evidence is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Analysis.h"
+#include "Commands.h"
+#include "ExitCodes.h"
+#include "Launcher.h"
+#include "Options.h"
+#include "Process.h"
+#include "Report.h"
+#include "RunDirectory.h"
+#include "Svg.h"
+#include "Verdict.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+
+using namespace ddpharness;
+namespace json = llvm::json;
+
+int ddpharness::reportHarnessError(const std::string &Command,
+                                   const std::string &Message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "ddp-harness %s: error: %s\n", Command.c_str(),
+               Message.c_str());
+  return ExitHarnessError;
+}
+
+static int exitCodeFor(const LaunchResult &R) {
+  switch (R.Verdict) {
+  case ProcessVerdict::Ok:
+    return ExitOk;
+  case ProcessVerdict::Hang:
+    return ExitHang;
+  case ProcessVerdict::Crash:
+    return ExitCrash;
+  case ProcessVerdict::Interrupted:
+    return 128 + R.InterruptSignal;
+  }
+  return ExitOk;
+}
+
+static json::Object runJson(const LaunchOptions &Options,
+                            const LaunchResult &Result, const RunAnalysis &A,
+                            int ExitCode, const std::string &SvgPath) {
+  json::Value Crash = nullptr;
+  if (Result.CrashedRank >= 0)
+    Crash = json::Object{
+        {"rank", Result.CrashedRank},
+        {"status", Result.Ranks[Result.CrashedRank].describe()}};
+  json::Array Warnings;
+  for (const std::string &W : warningsToShow(A.Warnings, 100))
+    Warnings.push_back(W);
+  json::Array PerRank;
+  for (int R = 0; R < A.NumRanks; ++R) {
+    json::Object M;
+    for (const auto &[Name, Values] : A.Metrics)
+      if (R < static_cast<int>(Values.size()) && Values[R])
+        M[Name] = numberOrNull(Values[R]);
+    PerRank.push_back(std::move(M));
+  }
+  json::Value FirstDivergent = nullptr;
+  if (A.FirstDivergentStep)
+    FirstDivergent = *A.FirstDivergentStep;
+  return json::Object{
+      {"verdict", processVerdictName(Result.Verdict)},
+      {"exit_code", ExitCode},
+      {"crash", std::move(Crash)},
+      {"nproc", Options.NumRanks},
+      {"backend", Options.Backend},
+      {"master_port", Result.Port},
+      {"wall_seconds", Result.WallSeconds},
+      {"leftover_processes", static_cast<int64_t>(Result.LeftoverProcesses)},
+      {"ranks", ranksJson(Result)},
+      {"replicas", A.Replicas},
+      {"first_divergent_step", std::move(FirstDivergent)},
+      {"max_drift", numberOrNull(A.MaxDrift)},
+      {"grad_param", A.GradParam},
+      {"steps_with_gradients", static_cast<int64_t>(A.StepsWithGrads)},
+      {"steps_synced", static_cast<int64_t>(A.StepsSynced)},
+      {"data_order", dataOrderJson(A)},
+      {"metrics", metricsJson(A)},
+      {"metrics_per_rank", std::move(PerRank)},
+      {"steps", stepsJson(A)},
+      {"warnings", std::move(Warnings)},
+      {"drift_svg", SvgPath.empty() ? json::Value(nullptr)
+                                    : json::Value(SvgPath)},
+      {"run_dir", Options.RunDir}};
+}
+
+int ddpharness::runCommand(const std::vector<std::string> &Args) {
+  int NumRanks = 2;
+  std::string Backend = "gloo", RunDir, Format = "text";
+  double Timeout = 300, Grace = 2;
+  std::vector<std::string> Command;
+  OptionParser Parser("run", "run [--nproc N] [--backend gloo|nccl] "
+                             "[--timeout S] [--run-dir DIR] [--format "
+                             "text|json] -- PROGRAM [ARGS...]");
+  Parser.addInt("nproc", &NumRanks, 1, "N", "number of ranks (default 2)");
+  Parser.addChoice("backend", &Backend, {"gloo", "nccl"},
+                   "DDP_HARNESS_BACKEND for the ranks (default gloo)");
+  Parser.addSeconds("timeout", &Timeout,
+                    "kill the ranks and report a hang after S seconds "
+                    "(default 300)");
+  Parser.addSeconds("grace", &Grace,
+                    "how long the other ranks may go on after a crash, and "
+                    "SIGTERM before SIGKILL (default 2)");
+  Parser.addString("run-dir", &RunDir, "DIR",
+                   "where the evidence goes (default: a new directory under "
+                   "$TMPDIR/ddp-harness)");
+  Parser.addChoice("format", &Format, {"text", "json"},
+                   "report as tables (default) or one JSON object on stdout");
+  Parser.takeCommandAfterDashes(&Command, /*Required=*/true);
+  if (llvm::Error E = Parser.parse(Args))
+    return reportHarnessError("run", llvm::toString(std::move(E)) +
+                                         "\n" + Parser.usage());
+  if (Parser.helpRequested()) {
+    std::fputs(Parser.usage().c_str(), stdout);
+    return ExitOk;
+  }
+  bool Json = Format == "json";
+
+  llvm::Expected<std::string> Program = resolveExecutable(Command[0]);
+  if (!Program)
+    return reportHarnessError("run", llvm::toString(Program.takeError()));
+  Command[0] = *Program;
+  llvm::Expected<std::string> Dir = prepareRunDirectory(RunDir);
+  if (!Dir)
+    return reportHarnessError("run", llvm::toString(Dir.takeError()));
+
+  LaunchOptions Options;
+  Options.NumRanks = NumRanks;
+  Options.Backend = Backend;
+  Options.TimeoutSeconds = Timeout;
+  Options.GraceSeconds = Grace;
+  Options.RunDir = *Dir;
+  Options.Command = Command;
+  Options.Output = Json ? RankOutput::StreamToStderr : RankOutput::Stream;
+  FILE *Info = Json ? stderr : stdout;
+  Options.OnStart = [&](int Port) {
+    std::fprintf(Info,
+                 "ddp-harness: %d rank%s of %s (backend %s, "
+                 "MASTER_ADDR=127.0.0.1 MASTER_PORT=%d, timeout %g s)\n"
+                 "ddp-harness: run directory %s\n",
+                 NumRanks, NumRanks == 1 ? "" : "s", Command[0].c_str(),
+                 Backend.c_str(), Port, Timeout,
+                 Options.RunDir.c_str());
+    std::fflush(Info);
+  };
+
+  llvm::Expected<LaunchResult> Launched = launchRanks(Options);
+  if (!Launched)
+    return reportHarnessError("run", llvm::toString(Launched.takeError()));
+  const LaunchResult &Result = *Launched;
+  int ExitCode = exitCodeFor(Result);
+
+  std::vector<std::string> HarnessWarnings;
+  if (llvm::Error E = writeFileAtomically(Options.RunDir + "/harness.json",
+                                          harnessRecordJson(Options, Result)))
+    HarnessWarnings.push_back(llvm::toString(std::move(E)));
+  if (Result.LeftoverProcesses)
+    HarnessWarnings.push_back(
+        "the ranks left " + std::to_string(Result.LeftoverProcesses) +
+        " process(es) running after they ended; the harness killed them");
+
+  llvm::Expected<RunEvidence> Evidence =
+      readRunDirectory(Options.RunDir, NumRanks);
+  if (!Evidence)
+    return reportHarnessError("run", llvm::toString(Evidence.takeError()));
+  RunAnalysis A = analyseRun(*Evidence);
+  A.Warnings.insert(A.Warnings.begin(), HarnessWarnings.begin(),
+                    HarnessWarnings.end());
+
+  std::string SvgPath;
+  if (!A.Steps.empty()) {
+    SvgPath = Options.RunDir + "/drift.svg";
+    std::string Label = Command[0].substr(Command[0].rfind('/') + 1);
+    if (llvm::Error E = writeFileAtomically(
+            SvgPath, driftSvg("Cross-rank drift: " + Label,
+                              {driftSeries(Label, A)}))) {
+      A.Warnings.push_back(llvm::toString(std::move(E)));
+      SvgPath.clear();
+    }
+  }
+
+  if (Json) {
+    llvm::outs() << llvm::formatv(
+                        "{0:2}",
+                        json::Value(runJson(Options, Result, A, ExitCode,
+                                            SvgPath)))
+                 << "\n";
+  } else {
+    llvm::outs() << "\n";
+    printRunTables(llvm::outs(), A);
+    printRunSummary(llvm::outs(), recordOf(Result), A, Options.RunDir,
+                    SvgPath);
+    llvm::outs() << "exit code: " << ExitCode << "\n";
+  }
+  llvm::outs().flush();
+  return ExitCode;
+}

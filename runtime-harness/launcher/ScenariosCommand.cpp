@@ -1,0 +1,386 @@
+//===- ScenariosCommand.cpp - ddp-harness scenarios -----------------------===//
+//
+// ddp-harness scenarios [--nproc N] [--only NAME] [--format text|json] ...
+//
+// Asks the scenario program (ddp-scenario) what it demonstrates, runs every
+// variant of every scenario under the launcher, and measures each variant's
+// verdict the way its kind is measured (Verdict.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Analysis.h"
+#include "Commands.h"
+#include "ExitCodes.h"
+#include "Launcher.h"
+#include "Options.h"
+#include "Process.h"
+#include "Report.h"
+#include "RunDirectory.h"
+#include "Svg.h"
+#include "Verdict.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sys/stat.h>
+
+using namespace ddpharness;
+namespace json = llvm::json;
+
+namespace {
+
+struct Scenario {
+  std::string Name;
+  std::string Check;
+  ScenarioKind Kind = ScenarioKind::Unknown;
+  std::string KindName;
+  std::vector<std::string> Variants;
+};
+
+struct Row {
+  std::string Scenario, Check, Kind, Variant, Verdict, RunDir;
+  std::optional<int64_t> FirstDivergentStep;
+  std::optional<double> MaxDrift;
+  json::Object Metrics;
+  double WallSeconds = 0;
+};
+
+/// Names become directory names: keep them to a safe alphabet.
+bool isSafeName(llvm::StringRef S) {
+  return !S.empty() && S != "." && S != ".." &&
+         llvm::all_of(S, [](char C) {
+           return llvm::isAlnum(C) || C == '-' || C == '_' || C == '.';
+         });
+}
+
+std::string scenarioProgram() {
+  if (const char *Env = std::getenv("DDP_HARNESS_SCENARIO_BIN"); Env && *Env)
+    return Env;
+  return executableDirectory() + "/../libexec/ddp-scenario";
+}
+
+/// Parses `ddp-scenario --list`. Entries that break the interface are
+/// skipped with a warning; a list that is not a JSON array is an error.
+llvm::Expected<std::vector<Scenario>>
+parseList(const std::string &Text, std::vector<std::string> &Warnings,
+          unsigned &Skipped) {
+  llvm::Expected<json::Value> V = json::parse(Text);
+  if (!V)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "'ddp-scenario --list' did not print JSON (" +
+            llvm::toString(V.takeError()) + ")");
+  const json::Array *List = V->getAsArray();
+  if (!List)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "'ddp-scenario --list' did not print a "
+                                   "JSON array");
+  std::vector<Scenario> Out;
+  for (size_t I = 0; I < List->size(); ++I) {
+    const json::Object *O = (*List)[I].getAsObject();
+    std::string Where = "scenario list entry " + std::to_string(I);
+    if (!O) {
+      Warnings.push_back(Where + " is not an object; skipped");
+      ++Skipped;
+      continue;
+    }
+    Scenario S;
+    S.Name = O->getString("name").value_or("").str();
+    S.Check = O->getString("check").value_or("").str();
+    S.KindName = O->getString("kind").value_or("").str();
+    S.Kind = parseScenarioKind(S.KindName);
+    if (!isSafeName(S.Name)) {
+      Warnings.push_back(Where + " has no usable \"name\" ('" + S.Name +
+                         "'); skipped");
+      ++Skipped;
+      continue;
+    }
+    if (S.Kind == ScenarioKind::Unknown)
+      Warnings.push_back("scenario '" + S.Name + "' has an unknown kind '" +
+                         S.KindName + "'; its verdict is the replicas'");
+    bool VariantsOk = true;
+    if (const json::Array *Variants = O->getArray("variants"))
+      for (const json::Value &VV : *Variants) {
+        std::optional<llvm::StringRef> Name = VV.getAsString();
+        if (!Name || !isSafeName(*Name)) {
+          VariantsOk = false;
+          break;
+        }
+        S.Variants.push_back(Name->str());
+      }
+    if (!VariantsOk || S.Variants.empty()) {
+      Warnings.push_back("scenario '" + S.Name +
+                         "' has no usable \"variants\" list; skipped");
+      ++Skipped;
+      continue;
+    }
+    if (!llvm::is_contained(S.Variants, "buggy"))
+      Warnings.push_back("scenario '" + S.Name +
+                         "' has no \"buggy\" variant");
+    Out.push_back(std::move(S));
+  }
+  return Out;
+}
+
+std::string formatStep(std::optional<int64_t> S) {
+  return S ? std::to_string(*S) : "-";
+}
+
+void printTable(llvm::raw_ostream &OS, const std::vector<Row> &Rows) {
+  const char *Header[] = {"scenario", "check", "variant", "verdict",
+                          "first divergent step", "max drift"};
+  std::vector<std::vector<std::string>> Cells;
+  Cells.push_back(std::vector<std::string>(std::begin(Header),
+                                           std::end(Header)));
+  for (const Row &R : Rows)
+    Cells.push_back({R.Scenario, R.Check, R.Variant, R.Verdict,
+                     formatStep(R.FirstDivergentStep),
+                     formatDrift(R.MaxDrift)});
+  std::vector<size_t> Width(6, 0);
+  for (const auto &Line : Cells)
+    for (size_t C = 0; C < 6; ++C)
+      Width[C] = std::max(Width[C], Line[C].size());
+  for (const auto &Line : Cells) {
+    std::string Text;
+    for (size_t C = 0; C < 6; ++C) {
+      if (C)
+        Text += " | ";
+      Text += Line[C] + std::string(Width[C] - Line[C].size(), ' ');
+    }
+    while (!Text.empty() && Text.back() == ' ')
+      Text.pop_back();
+    OS << Text << "\n";
+  }
+}
+
+} // namespace
+
+int ddpharness::scenariosCommand(const std::vector<std::string> &Args) {
+  int NumRanks = 2, Steps = 0;
+  std::string Backend = "gloo", Format = "text", Only, RunDir, Device;
+  double HangTimeout = 10, RunTimeout = 300, Grace = 2;
+  bool Verbose = false;
+  OptionParser Parser("scenarios",
+                      "scenarios [--nproc N] [--backend gloo|nccl] [--format "
+                      "text|json] [--only NAME] [--timeout S]");
+  Parser.addInt("nproc", &NumRanks, 1, "N", "ranks per run (default 2)");
+  Parser.addChoice("backend", &Backend, {"gloo", "nccl"},
+                   "DDP_HARNESS_BACKEND for the ranks (default gloo)");
+  Parser.addChoice("format", &Format, {"text", "json"},
+                   "a table (default) or one JSON array on stdout");
+  Parser.addString("only", &Only, "NAME", "run this scenario only");
+  Parser.addSeconds("timeout", &HangTimeout,
+                    "timeout for scenarios of kind hang (default 10)");
+  Parser.addSeconds("run-timeout", &RunTimeout,
+                    "timeout for the other kinds (default 300)");
+  Parser.addSeconds("grace", &Grace,
+                    "grace after a crash and before SIGKILL (default 2)");
+  Parser.addInt("steps", &Steps, 1, "K", "pass --steps K to every scenario");
+  Parser.addChoice("device", &Device, {"cpu", "cuda"},
+                   "pass --device to every scenario");
+  Parser.addString("run-dir", &RunDir, "DIR",
+                   "root of the run directories (default: a new directory "
+                   "under $TMPDIR/ddp-harness)");
+  Parser.addFlag("verbose", &Verbose, "stream the ranks' output");
+  if (llvm::Error E = Parser.parse(Args))
+    return reportHarnessError("scenarios", llvm::toString(std::move(E)) +
+                                               "\n" + Parser.usage());
+  if (Parser.helpRequested()) {
+    std::fputs(Parser.usage().c_str(), stdout);
+    return ExitOk;
+  }
+  bool Json = Format == "json";
+
+  std::string Requested = scenarioProgram();
+  llvm::Expected<std::string> Program = resolveExecutable(Requested);
+  if (!Program) {
+    llvm::consumeError(Program.takeError());
+    return reportHarnessError(
+        "scenarios",
+        "scenario program not found or not executable: '" + Requested +
+            "' (build the ddp-scenario target, or point "
+            "DDP_HARNESS_SCENARIO_BIN at it)");
+  }
+  std::string ListErrors;
+  llvm::Expected<std::string> ListText =
+      captureOutput({*Program, "--list"}, 60, ListErrors);
+  if (!ListText)
+    return reportHarnessError("scenarios",
+                              "cannot list the scenarios: " +
+                                  llvm::toString(ListText.takeError()) +
+                                  (ListErrors.empty() ? "" : "\n" + ListErrors));
+  std::vector<std::string> Warnings;
+  unsigned Skipped = 0;
+  llvm::Expected<std::vector<Scenario>> Parsed =
+      parseList(*ListText, Warnings, Skipped);
+  if (!Parsed)
+    return reportHarnessError("scenarios", llvm::toString(Parsed.takeError()));
+  std::vector<Scenario> Scenarios = std::move(*Parsed);
+  // Skipped entries are the program's error; the rest still runs.
+  bool HarnessError = Skipped > 0;
+  for (const std::string &W : Warnings)
+    std::fprintf(stderr, "ddp-harness scenarios: warning: %s\n", W.c_str());
+
+  if (!Only.empty()) {
+    std::vector<Scenario> Kept;
+    std::vector<std::string> Names;
+    for (Scenario &S : Scenarios) {
+      Names.push_back(S.Name);
+      if (S.Name == Only)
+        Kept.push_back(std::move(S));
+    }
+    if (Kept.empty())
+      return reportHarnessError("scenarios",
+                                "no scenario named '" + Only +
+                                    "'; the program lists: " +
+                                    llvm::join(Names, ", "));
+    Scenarios = std::move(Kept);
+  }
+  if (Scenarios.empty())
+    return reportHarnessError("scenarios", "the program lists no scenario");
+
+  llvm::Expected<std::string> Root = makeFreshDirectory(RunDir, "scenarios");
+  if (!Root)
+    return reportHarnessError("scenarios", llvm::toString(Root.takeError()));
+
+  std::vector<Row> Rows;
+  bool AnyCrash = false, AnyUnexpectedHang = false;
+  for (const Scenario &S : Scenarios) {
+    std::vector<DriftSeries> Series;
+    for (const std::string &Variant : S.Variants) {
+      Row R{S.Name, S.Check, S.KindName, Variant, "", ""};
+      std::string Dir = *Root + "/" + S.Name + "/" + Variant;
+      llvm::Expected<std::string> Made = prepareRunDirectory(Dir);
+      if (!Made) {
+        R.Verdict = "harness error";
+        std::fprintf(stderr, "ddp-harness scenarios: error: %s\n",
+                     llvm::toString(Made.takeError()).c_str());
+        HarnessError = true;
+        Rows.push_back(std::move(R));
+        continue;
+      }
+      R.RunDir = *Made;
+
+      LaunchOptions Options;
+      Options.NumRanks = NumRanks;
+      Options.Backend = Backend;
+      Options.TimeoutSeconds =
+          S.Kind == ScenarioKind::Hang ? HangTimeout : RunTimeout;
+      Options.GraceSeconds = Grace;
+      Options.RunDir = *Made;
+      Options.Command = {*Program, S.Name, Variant};
+      if (Steps > 0) {
+        Options.Command.push_back("--steps");
+        Options.Command.push_back(std::to_string(Steps));
+      }
+      if (!Device.empty()) {
+        Options.Command.push_back("--device");
+        Options.Command.push_back(Device);
+      }
+      Options.Output = !Verbose ? RankOutput::LogOnly
+                       : Json   ? RankOutput::StreamToStderr
+                                : RankOutput::Stream;
+      std::fprintf(stderr, "ddp-harness scenarios: %s %s (%s, timeout %g s)\n",
+                   S.Name.c_str(), Variant.c_str(), S.KindName.c_str(),
+                   Options.TimeoutSeconds);
+
+      llvm::Expected<LaunchResult> Launched = launchRanks(Options);
+      if (!Launched) {
+        R.Verdict = "harness error";
+        std::fprintf(stderr, "ddp-harness scenarios: error: %s\n",
+                     llvm::toString(Launched.takeError()).c_str());
+        HarnessError = true;
+        Rows.push_back(std::move(R));
+        continue;
+      }
+      if (llvm::Error E = writeFileAtomically(
+              *Made + "/harness.json", harnessRecordJson(Options, *Launched)))
+        std::fprintf(stderr, "ddp-harness scenarios: warning: %s\n",
+                     llvm::toString(std::move(E)).c_str());
+      R.WallSeconds = Launched->WallSeconds;
+      llvm::Expected<RunEvidence> Evidence =
+          readRunDirectory(*Made, NumRanks);
+      if (!Evidence) {
+        R.Verdict = "harness error";
+        std::fprintf(stderr, "ddp-harness scenarios: error: %s\n",
+                     llvm::toString(Evidence.takeError()).c_str());
+        HarnessError = true;
+        Rows.push_back(std::move(R));
+        continue;
+      }
+      RunAnalysis A = analyseRun(*Evidence);
+      HarnessRecord Process = recordOf(*Launched);
+      R.Verdict = measuredVerdict(S.Kind, Process, A);
+      R.FirstDivergentStep = A.FirstDivergentStep;
+      R.MaxDrift = A.MaxDrift;
+      R.Metrics = metricsJson(A);
+      AnyCrash |= Launched->Verdict == ProcessVerdict::Crash;
+      AnyUnexpectedHang |= Launched->Verdict == ProcessVerdict::Hang &&
+                           S.Kind != ScenarioKind::Hang;
+      if (Launched->Verdict == ProcessVerdict::Interrupted) {
+        std::fprintf(stderr, "ddp-harness scenarios: interrupted\n");
+        return 128 + Launched->InterruptSignal;
+      }
+      for (const std::string &W : warningsToShow(A.Warnings, 5))
+        std::fprintf(stderr, "ddp-harness scenarios: %s %s: warning: %s\n",
+                     S.Name.c_str(), Variant.c_str(), W.c_str());
+      if (!A.Steps.empty()) {
+        DriftSeries One = driftSeries(Variant, A);
+        if (llvm::Error E = writeFileAtomically(
+                *Made + "/drift.svg",
+                driftSvg("Cross-rank drift: " + S.Name + " " + Variant,
+                         {One})))
+          std::fprintf(stderr, "ddp-harness scenarios: warning: %s\n",
+                       llvm::toString(std::move(E)).c_str());
+      }
+      Series.push_back(driftSeries(Variant, A));
+      Rows.push_back(std::move(R));
+    }
+    if (llvm::Error E = writeFileAtomically(
+            *Root + "/" + S.Name + "/drift.svg",
+            driftSvg("Cross-rank drift: " + S.Name + " (" + S.Check + ")",
+                     Series)))
+      std::fprintf(stderr, "ddp-harness scenarios: warning: %s\n",
+                   llvm::toString(std::move(E)).c_str());
+  }
+
+  if (Json) {
+    json::Array Out;
+    for (Row &R : Rows) {
+      json::Value First = nullptr;
+      if (R.FirstDivergentStep)
+        First = *R.FirstDivergentStep;
+      Out.push_back(json::Object{
+          {"scenario", R.Scenario},
+          {"check", R.Check},
+          {"kind", R.Kind},
+          {"variant", R.Variant},
+          {"verdict", R.Verdict},
+          {"first_divergent_step", std::move(First)},
+          {"max_drift", numberOrNull(R.MaxDrift)},
+          {"metrics", std::move(R.Metrics)},
+          {"wall_seconds", R.WallSeconds},
+          {"run_dir", R.RunDir}});
+    }
+    llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(Out)))
+                 << "\n";
+  } else {
+    printTable(llvm::outs(), Rows);
+    llvm::outs() << "\nrun directories: " << *Root << "/<scenario>/<variant>"
+                 << "\ndrift plots: " << *Root << "/<scenario>/drift.svg"
+                 << "\nside by side: ddp-harness compare " << *Root
+                 << "/<scenario>/buggy " << *Root << "/<scenario>/fixed\n";
+  }
+  llvm::outs().flush();
+  if (HarnessError)
+    return ExitHarnessError;
+  if (AnyCrash)
+    return ExitCrash;
+  if (AnyUnexpectedHang)
+    return ExitHang;
+  return ExitOk;
+}
