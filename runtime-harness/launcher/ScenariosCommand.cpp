@@ -16,6 +16,7 @@
 #include "Process.h"
 #include "Report.h"
 #include "RunDirectory.h"
+#include "Scenarios.h"
 #include "Svg.h"
 #include "Verdict.h"
 
@@ -33,14 +34,6 @@ namespace json = llvm::json;
 
 namespace {
 
-struct Scenario {
-  std::string Name;
-  std::string Check;
-  ScenarioKind Kind = ScenarioKind::Unknown;
-  std::string KindName;
-  std::vector<std::string> Variants;
-};
-
 struct Row {
   std::string Scenario, Check, Kind, Variant, Verdict, RunDir;
   std::optional<int64_t> FirstDivergentStep;
@@ -48,83 +41,6 @@ struct Row {
   json::Object Metrics;
   double WallSeconds = 0;
 };
-
-/// Names become directory names: keep them to a safe alphabet.
-bool isSafeName(llvm::StringRef S) {
-  return !S.empty() && S != "." && S != ".." &&
-         llvm::all_of(S, [](char C) {
-           return llvm::isAlnum(C) || C == '-' || C == '_' || C == '.';
-         });
-}
-
-std::string scenarioProgram() {
-  if (const char *Env = std::getenv("DDP_HARNESS_SCENARIO_BIN"); Env && *Env)
-    return Env;
-  return executableDirectory() + "/../libexec/ddp-scenario";
-}
-
-/// Parses `ddp-scenario --list`. Entries that break the interface are
-/// skipped with a warning; a list that is not a JSON array is an error.
-llvm::Expected<std::vector<Scenario>>
-parseList(const std::string &Text, std::vector<std::string> &Warnings,
-          unsigned &Skipped) {
-  llvm::Expected<json::Value> V = json::parse(Text);
-  if (!V)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "'ddp-scenario --list' did not print JSON (" +
-            llvm::toString(V.takeError()) + ")");
-  const json::Array *List = V->getAsArray();
-  if (!List)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "'ddp-scenario --list' did not print a "
-                                   "JSON array");
-  std::vector<Scenario> Out;
-  for (size_t I = 0; I < List->size(); ++I) {
-    const json::Object *O = (*List)[I].getAsObject();
-    std::string Where = "scenario list entry " + std::to_string(I);
-    if (!O) {
-      Warnings.push_back(Where + " is not an object; skipped");
-      ++Skipped;
-      continue;
-    }
-    Scenario S;
-    S.Name = O->getString("name").value_or("").str();
-    S.Check = O->getString("check").value_or("").str();
-    S.KindName = O->getString("kind").value_or("").str();
-    S.Kind = parseScenarioKind(S.KindName);
-    if (!isSafeName(S.Name)) {
-      Warnings.push_back(Where + " has no usable \"name\" ('" + S.Name +
-                         "'); skipped");
-      ++Skipped;
-      continue;
-    }
-    if (S.Kind == ScenarioKind::Unknown)
-      Warnings.push_back("scenario '" + S.Name + "' has an unknown kind '" +
-                         S.KindName + "'; its verdict is the replicas'");
-    bool VariantsOk = true;
-    if (const json::Array *Variants = O->getArray("variants"))
-      for (const json::Value &VV : *Variants) {
-        std::optional<llvm::StringRef> Name = VV.getAsString();
-        if (!Name || !isSafeName(*Name)) {
-          VariantsOk = false;
-          break;
-        }
-        S.Variants.push_back(Name->str());
-      }
-    if (!VariantsOk || S.Variants.empty()) {
-      Warnings.push_back("scenario '" + S.Name +
-                         "' has no usable \"variants\" list; skipped");
-      ++Skipped;
-      continue;
-    }
-    if (!llvm::is_contained(S.Variants, "buggy"))
-      Warnings.push_back("scenario '" + S.Name +
-                         "' has no \"buggy\" variant");
-    Out.push_back(std::move(S));
-  }
-  return Out;
-}
 
 std::string formatStep(std::optional<int64_t> S) {
   return S ? std::to_string(*S) : "-";
@@ -205,30 +121,22 @@ int ddpharness::scenariosCommand(const std::vector<std::string> &Args) {
             "' (build the ddp-scenario target, or point "
             "DDP_HARNESS_SCENARIO_BIN at it)");
   }
-  std::string ListErrors;
-  llvm::Expected<std::string> ListText =
-      captureOutput({*Program, "--list"}, 60, ListErrors);
-  if (!ListText)
-    return reportHarnessError("scenarios",
-                              "cannot list the scenarios: " +
-                                  llvm::toString(ListText.takeError()) +
-                                  (ListErrors.empty() ? "" : "\n" + ListErrors));
   std::vector<std::string> Warnings;
   unsigned Skipped = 0;
-  llvm::Expected<std::vector<Scenario>> Parsed =
-      parseList(*ListText, Warnings, Skipped);
+  llvm::Expected<std::vector<ScenarioInfo>> Parsed =
+      listScenarios(*Program, Warnings, Skipped);
   if (!Parsed)
     return reportHarnessError("scenarios", llvm::toString(Parsed.takeError()));
-  std::vector<Scenario> Scenarios = std::move(*Parsed);
+  std::vector<ScenarioInfo> Scenarios = std::move(*Parsed);
   // Skipped entries are the program's error; the rest still runs.
   bool HarnessError = Skipped > 0;
   for (const std::string &W : Warnings)
     std::fprintf(stderr, "ddp-harness scenarios: warning: %s\n", W.c_str());
 
   if (!Only.empty()) {
-    std::vector<Scenario> Kept;
+    std::vector<ScenarioInfo> Kept;
     std::vector<std::string> Names;
-    for (Scenario &S : Scenarios) {
+    for (ScenarioInfo &S : Scenarios) {
       Names.push_back(S.Name);
       if (S.Name == Only)
         Kept.push_back(std::move(S));
@@ -247,97 +155,43 @@ int ddpharness::scenariosCommand(const std::vector<std::string> &Args) {
   if (!Root)
     return reportHarnessError("scenarios", llvm::toString(Root.takeError()));
 
+  VariantOptions VOpts;
+  VOpts.NumRanks = NumRanks;
+  VOpts.Backend = Backend;
+  VOpts.HangTimeout = HangTimeout;
+  VOpts.RunTimeout = RunTimeout;
+  VOpts.Grace = Grace;
+  VOpts.Steps = Steps;
+  VOpts.Device = Device;
+  VOpts.Output = !Verbose ? RankOutput::LogOnly
+                 : Json   ? RankOutput::StreamToStderr
+                          : RankOutput::Stream;
+
   std::vector<Row> Rows;
   bool AnyCrash = false, AnyUnexpectedHang = false;
-  for (const Scenario &S : Scenarios) {
+  for (const ScenarioInfo &S : Scenarios) {
     std::vector<DriftSeries> Series;
     for (const std::string &Variant : S.Variants) {
       Row R{S.Name, S.Check, S.KindName, Variant, "", ""};
-      std::string Dir = *Root + "/" + S.Name + "/" + Variant;
-      llvm::Expected<std::string> Made = prepareRunDirectory(Dir);
-      if (!Made) {
-        R.Verdict = "harness error";
-        std::fprintf(stderr, "ddp-harness scenarios: error: %s\n",
-                     llvm::toString(Made.takeError()).c_str());
-        HarnessError = true;
-        Rows.push_back(std::move(R));
-        continue;
+      VariantOutcome Out = runScenarioVariant(
+          *Program, S, Variant, *Root + "/" + S.Name + "/" + Variant, VOpts);
+      R.Verdict = Out.Verdict;
+      R.RunDir = Out.RunDir;
+      R.FirstDivergentStep = Out.FirstDivergentStep;
+      R.MaxDrift = Out.MaxDrift;
+      R.Metrics = std::move(Out.Metrics);
+      R.WallSeconds = Out.WallSeconds;
+      HarnessError |= Out.HarnessError;
+      if (!Out.HarnessError) {
+        AnyCrash |= Out.Process == ProcessVerdict::Crash;
+        AnyUnexpectedHang |= Out.Process == ProcessVerdict::Hang &&
+                             S.Kind != ScenarioKind::Hang;
+        if (Out.Process == ProcessVerdict::Interrupted) {
+          std::fprintf(stderr, "ddp-harness scenarios: interrupted\n");
+          return 128 + Out.InterruptSignal;
+        }
+        Series.push_back(Out.Series ? *Out.Series : DriftSeries{Variant, {}});
       }
-      R.RunDir = *Made;
-
-      LaunchOptions Options;
-      Options.NumRanks = NumRanks;
-      Options.Backend = Backend;
-      Options.TimeoutSeconds =
-          S.Kind == ScenarioKind::Hang ? HangTimeout : RunTimeout;
-      Options.GraceSeconds = Grace;
-      Options.RunDir = *Made;
-      Options.Command = {*Program, S.Name, Variant};
-      if (Steps > 0) {
-        Options.Command.push_back("--steps");
-        Options.Command.push_back(std::to_string(Steps));
-      }
-      if (!Device.empty()) {
-        Options.Command.push_back("--device");
-        Options.Command.push_back(Device);
-      }
-      Options.Output = !Verbose ? RankOutput::LogOnly
-                       : Json   ? RankOutput::StreamToStderr
-                                : RankOutput::Stream;
-      std::fprintf(stderr, "ddp-harness scenarios: %s %s (%s, timeout %g s)\n",
-                   S.Name.c_str(), Variant.c_str(), S.KindName.c_str(),
-                   Options.TimeoutSeconds);
-
-      llvm::Expected<LaunchResult> Launched = launchRanks(Options);
-      if (!Launched) {
-        R.Verdict = "harness error";
-        std::fprintf(stderr, "ddp-harness scenarios: error: %s\n",
-                     llvm::toString(Launched.takeError()).c_str());
-        HarnessError = true;
-        Rows.push_back(std::move(R));
-        continue;
-      }
-      if (llvm::Error E = writeFileAtomically(
-              *Made + "/harness.json", harnessRecordJson(Options, *Launched)))
-        std::fprintf(stderr, "ddp-harness scenarios: warning: %s\n",
-                     llvm::toString(std::move(E)).c_str());
-      R.WallSeconds = Launched->WallSeconds;
-      llvm::Expected<RunEvidence> Evidence =
-          readRunDirectory(*Made, NumRanks);
-      if (!Evidence) {
-        R.Verdict = "harness error";
-        std::fprintf(stderr, "ddp-harness scenarios: error: %s\n",
-                     llvm::toString(Evidence.takeError()).c_str());
-        HarnessError = true;
-        Rows.push_back(std::move(R));
-        continue;
-      }
-      RunAnalysis A = analyseRun(*Evidence);
-      HarnessRecord Process = recordOf(*Launched);
-      R.Verdict = measuredVerdict(S.Kind, Process, A);
-      R.FirstDivergentStep = A.FirstDivergentStep;
-      R.MaxDrift = A.MaxDrift;
-      R.Metrics = metricsJson(A);
-      AnyCrash |= Launched->Verdict == ProcessVerdict::Crash;
-      AnyUnexpectedHang |= Launched->Verdict == ProcessVerdict::Hang &&
-                           S.Kind != ScenarioKind::Hang;
-      if (Launched->Verdict == ProcessVerdict::Interrupted) {
-        std::fprintf(stderr, "ddp-harness scenarios: interrupted\n");
-        return 128 + Launched->InterruptSignal;
-      }
-      for (const std::string &W : warningsToShow(A.Warnings, 5))
-        std::fprintf(stderr, "ddp-harness scenarios: %s %s: warning: %s\n",
-                     S.Name.c_str(), Variant.c_str(), W.c_str());
-      if (!A.Steps.empty()) {
-        DriftSeries One = driftSeries(Variant, A);
-        if (llvm::Error E = writeFileAtomically(
-                *Made + "/drift.svg",
-                driftSvg("Cross-rank drift: " + S.Name + " " + Variant,
-                         {One})))
-          std::fprintf(stderr, "ddp-harness scenarios: warning: %s\n",
-                       llvm::toString(std::move(E)).c_str());
-      }
-      Series.push_back(driftSeries(Variant, A));
       Rows.push_back(std::move(R));
     }
     if (llvm::Error E = writeFileAtomically(

@@ -1,0 +1,84 @@
+//===- Scenarios.h - The scenario program and one measured variant --------===//
+//
+// ddp-scenario lists what it demonstrates (`--list`) and runs one variant of
+// one scenario per invocation. `scenarios` runs all of them; `confirm` runs
+// the one matching a finding's check. Both go through here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPHARNESS_LAUNCHER_SCENARIOS_H
+#define DDPHARNESS_LAUNCHER_SCENARIOS_H
+
+#include "Launcher.h"
+#include "Svg.h"
+#include "Verdict.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ddpharness {
+
+struct ScenarioInfo {
+  std::string Name;
+  std::string Check;
+  ScenarioKind Kind = ScenarioKind::Unknown;
+  std::string KindName;
+  std::vector<std::string> Variants;
+};
+
+/// `$DDP_HARNESS_SCENARIO_BIN`, or `../libexec/ddp-scenario` next to
+/// ddp-harness.
+std::string scenarioProgram();
+
+/// Runs `PROGRAM --list` and parses it. Entries that break the interface
+/// are skipped with a warning and counted in \p Skipped; a program that
+/// cannot run or does not print a JSON array is an error.
+llvm::Expected<std::vector<ScenarioInfo>>
+listScenarios(const std::string &Program, std::vector<std::string> &Warnings,
+              unsigned &Skipped);
+
+struct VariantOptions {
+  /// "scenarios" or "confirm": names the command in messages.
+  std::string Command = "scenarios";
+  int NumRanks = 2;
+  std::string Backend = "gloo";
+  double HangTimeout = 10;
+  double RunTimeout = 300;
+  double Grace = 2;
+  int Steps = 0;
+  std::string Device;
+  RankOutput Output = RankOutput::LogOnly;
+};
+
+struct VariantOutcome {
+  /// The measured verdict, or "harness error".
+  std::string Verdict;
+  std::string RunDir;
+  std::optional<int64_t> FirstDivergentStep;
+  std::optional<double> MaxDrift;
+  llvm::json::Object Metrics;
+  double WallSeconds = 0;
+  bool HarnessError = false;
+  ProcessVerdict Process = ProcessVerdict::Ok;
+  int InterruptSignal = 0;
+  /// Drift over steps; empty when the probe recorded nothing.
+  std::optional<DriftSeries> Series;
+};
+
+/// Runs \p Variant of \p S under the launcher in the fresh directory \p Dir,
+/// writes harness.json (and drift.svg when there is probe data) there, and
+/// measures the verdict the way the scenario's kind is measured. Errors and
+/// warnings go to stderr.
+VariantOutcome runScenarioVariant(const std::string &Program,
+                                  const ScenarioInfo &S,
+                                  const std::string &Variant,
+                                  const std::string &Dir,
+                                  const VariantOptions &Options);
+
+} // namespace ddpharness
+
+#endif
