@@ -15,6 +15,7 @@
 #include "Options.h"
 #include "Process.h"
 #include "Report.h"
+#include "Run.h"
 #include "RunDirectory.h"
 #include "Svg.h"
 #include "Verdict.h"
@@ -158,40 +159,15 @@ int ddpharness::runCommand(const std::vector<std::string> &Args) {
     std::fflush(Info);
   };
 
-  llvm::Expected<LaunchResult> Launched = launchRanks(Options);
-  if (!Launched)
-    return reportHarnessError("run", llvm::toString(Launched.takeError()));
-  const LaunchResult &Result = *Launched;
+  std::string Label = Command[0].substr(Command[0].rfind('/') + 1);
+  llvm::Expected<AnalysedRun> Run =
+      launchAndAnalyse(Options, "Cross-rank drift: " + Label, Label);
+  if (!Run)
+    return reportHarnessError("run", llvm::toString(Run.takeError()));
+  const LaunchResult &Result = Run->Result;
+  const RunAnalysis &A = Run->Analysis;
+  const std::string &SvgPath = Run->SvgPath;
   int ExitCode = exitCodeFor(Result);
-
-  std::vector<std::string> HarnessWarnings;
-  if (llvm::Error E = writeFileAtomically(Options.RunDir + "/harness.json",
-                                          harnessRecordJson(Options, Result)))
-    HarnessWarnings.push_back(llvm::toString(std::move(E)));
-  if (Result.LeftoverProcesses)
-    HarnessWarnings.push_back(
-        "the ranks left " + std::to_string(Result.LeftoverProcesses) +
-        " process(es) running after they ended; the harness killed them");
-
-  llvm::Expected<RunEvidence> Evidence =
-      readRunDirectory(Options.RunDir, NumRanks);
-  if (!Evidence)
-    return reportHarnessError("run", llvm::toString(Evidence.takeError()));
-  RunAnalysis A = analyseRun(*Evidence);
-  A.Warnings.insert(A.Warnings.begin(), HarnessWarnings.begin(),
-                    HarnessWarnings.end());
-
-  std::string SvgPath;
-  if (!A.Steps.empty()) {
-    SvgPath = Options.RunDir + "/drift.svg";
-    std::string Label = Command[0].substr(Command[0].rfind('/') + 1);
-    if (llvm::Error E = writeFileAtomically(
-            SvgPath, driftSvg("Cross-rank drift: " + Label,
-                              {driftSeries(Label, A)}))) {
-      A.Warnings.push_back(llvm::toString(std::move(E)));
-      SvgPath.clear();
-    }
-  }
 
   if (Json) {
     llvm::outs() << llvm::formatv(

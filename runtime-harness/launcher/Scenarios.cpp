@@ -5,6 +5,7 @@
 #include "Analysis.h"
 #include "Process.h"
 #include "Report.h"
+#include "Run.h"
 #include "RunDirectory.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -124,11 +125,6 @@ VariantOutcome ddpharness::runScenarioVariant(const std::string &Program,
                  llvm::toString(std::move(E)).c_str());
     return std::move(R);
   };
-  auto warn = [&](llvm::Error E) {
-    if (E)
-      std::fprintf(stderr, "ddp-harness %s: warning: %s\n", Cmd,
-                   llvm::toString(std::move(E)).c_str());
-  };
 
   llvm::Expected<std::string> Made = prepareRunDirectory(Dir);
   if (!Made)
@@ -156,30 +152,22 @@ VariantOutcome ddpharness::runScenarioVariant(const std::string &Program,
                S.Name.c_str(), Variant.c_str(), S.KindName.c_str(),
                Options.TimeoutSeconds);
 
-  llvm::Expected<LaunchResult> Launched = launchRanks(Options);
-  if (!Launched)
-    return fail(Launched.takeError());
-  R.Process = Launched->Verdict;
-  R.InterruptSignal = Launched->InterruptSignal;
-  R.WallSeconds = Launched->WallSeconds;
-  warn(writeFileAtomically(*Made + "/harness.json",
-                           harnessRecordJson(Options, *Launched)));
-  llvm::Expected<RunEvidence> Evidence = readRunDirectory(*Made, O.NumRanks);
-  if (!Evidence)
-    return fail(Evidence.takeError());
-  RunAnalysis A = analyseRun(*Evidence);
-  R.Verdict = measuredVerdict(S.Kind, recordOf(*Launched), A);
+  llvm::Expected<AnalysedRun> Run = launchAndAnalyse(
+      Options, "Cross-rank drift: " + S.Name + " " + Variant, Variant);
+  if (!Run)
+    return fail(Run.takeError());
+  const RunAnalysis &A = Run->Analysis;
+  R.Process = Run->Result.Verdict;
+  R.InterruptSignal = Run->Result.InterruptSignal;
+  R.WallSeconds = Run->Result.WallSeconds;
+  R.Verdict = measuredVerdict(S.Kind, recordOf(Run->Result), A);
   R.FirstDivergentStep = A.FirstDivergentStep;
   R.MaxDrift = A.MaxDrift;
   R.Metrics = metricsJson(A);
   for (const std::string &W : warningsToShow(A.Warnings, 5))
     std::fprintf(stderr, "ddp-harness %s: %s %s: warning: %s\n", Cmd,
                  S.Name.c_str(), Variant.c_str(), W.c_str());
-  if (!A.Steps.empty()) {
+  if (!A.Steps.empty())
     R.Series = driftSeries(Variant, A);
-    warn(writeFileAtomically(
-        *Made + "/drift.svg",
-        driftSvg("Cross-rank drift: " + S.Name + " " + Variant, {*R.Series})));
-  }
   return R;
 }
