@@ -90,11 +90,16 @@ private:
 
 } // namespace
 
-UnitResult
-analyseUnit(ClangTidyContext &Context,
-            const tooling::CompilationDatabase &Compilations,
-            llvm::StringRef File,
-            IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS) {
+Analyser::Analyser(std::unique_ptr<ClangTidyOptionsProvider> Options,
+                   IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS)
+    : Context(std::make_unique<ClangTidyContext>(std::move(Options))),
+      DiagIDs(new DiagnosticIDs()), BaseFS(std::move(BaseFS)) {}
+
+Analyser::~Analyser() = default;
+
+UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
+                         llvm::StringRef File) {
+  ClangTidyContext &Context = *this->Context;
   UnitResult Result;
   Result.File = File.str();
   tooling::ClangTool Tool(Compilations, {Result.File},
@@ -122,13 +127,13 @@ analyseUnit(ClangTidyContext &Context,
   ClangTidyDiagnosticConsumer DiagConsumer(Context, nullptr,
                                            /*RemoveIncompatibleErrors=*/true,
                                            /*GetFixesFromNotes=*/false);
-  DiagnosticsEngine Diags(new DiagnosticIDs(), new DiagnosticOptions(),
+  DiagnosticsEngine Diags(DiagIDs, new DiagnosticOptions(),
                           &DiagConsumer, /*ShouldOwnClient=*/false);
   Context.setDiagnosticsEngine(&Diags);
   Tool.setDiagnosticConsumer(&DiagConsumer);
   Tool.setPrintErrorMessage(false);
 
-  CheckActionFactory Factory(Context, std::move(BaseFS));
+  CheckActionFactory Factory(Context, BaseFS);
   // A unit that does not compile still yields what the checks found; its
   // errors come back as clang-diagnostic-error findings.
   Tool.run(&Factory);

@@ -23,14 +23,32 @@
 
 namespace ddplint {
 
-/// Runs the enabled checks over one translation unit and returns its
-/// findings and compile errors, with lines and columns resolved. The context
-/// may be reused for the next unit, but not shared between threads.
-UnitResult
-analyseUnit(clang::tidy::ClangTidyContext &Context,
-            const clang::tooling::CompilationDatabase &Compilations,
-            llvm::StringRef File,
-            llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS);
+/// Runs the enabled checks over translation units, one at a time, and
+/// returns each unit's findings and compile errors with lines and columns
+/// resolved. An analyser may run any number of units, but is not shared
+/// between threads: give each thread its own.
+///
+/// The checks' diagnostics are custom diagnostic IDs whose check names the
+/// context remembers by ID, so every unit an analyser runs goes through the
+/// same DiagnosticIDs table (as in clang-tidy's own runner); a fresh table per
+/// unit would hand out the same IDs for other messages and attribute findings
+/// to the wrong check.
+class Analyser {
+public:
+  Analyser(std::unique_ptr<clang::tidy::ClangTidyOptionsProvider> Options,
+           llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS);
+  ~Analyser();
+
+  UnitResult run(const clang::tooling::CompilationDatabase &Compilations,
+                 llvm::StringRef File);
+
+  clang::tidy::ClangTidyContext &context() { return *Context; }
+
+private:
+  std::unique_ptr<clang::tidy::ClangTidyContext> Context;
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> DiagIDs;
+  llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS;
+};
 
 } // namespace ddplint
 

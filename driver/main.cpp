@@ -322,10 +322,9 @@ int main(int Argc, const char **Argv) {
 
   std::vector<Finding> Findings, CompileErrors;
   if (!Files.empty()) {
-    ClangTidyContext Context(std::move(OptionsProvider));
+    Analyser Analysis(std::move(OptionsProvider), BaseFS);
     for (const std::string &File : Files) {
-      UnitResult Unit = ddplint::analyseUnit(Context, *Compilations, File,
-                                             BaseFS);
+      UnitResult Unit = Analysis.run(*Compilations, File);
       if (!Unit.ToolError.empty()) {
         WithColor::error(errs(), "ddplint") << Unit.ToolError << "\n";
         ToolErrors.push_back(Unit.ToolError);
