@@ -12,6 +12,8 @@
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang;
 using namespace clang::tidy;
@@ -23,11 +25,15 @@ namespace {
 /// the declarations that are not in system headers.
 class UserCodeConsumer : public MultiplexConsumer {
 public:
-  explicit UserCodeConsumer(std::unique_ptr<ASTConsumer> Checks)
-      : MultiplexConsumer(wrap(std::move(Checks))) {}
+  UserCodeConsumer(std::unique_ptr<ASTConsumer> Checks,
+                   std::vector<std::string> *Dependencies)
+      : MultiplexConsumer(wrap(std::move(Checks))),
+        Dependencies(Dependencies) {}
 
   void HandleTranslationUnit(ASTContext &Context) override {
     const SourceManager &SM = Context.getSourceManager();
+    if (Dependencies)
+      recordDependencies(SM);
     std::vector<Decl *> Scope;
     for (Decl *D : Context.getTranslationUnitDecl()->decls()) {
       SourceLocation Loc = D->getLocation();
@@ -39,6 +45,20 @@ public:
   }
 
 private:
+  /// Every file the unit read, by the absolute path the file manager used.
+  void recordDependencies(const SourceManager &SM) {
+    llvm::vfs::FileSystem &FS = SM.getFileManager().getVirtualFileSystem();
+    for (auto I = SM.fileinfo_begin(), E = SM.fileinfo_end(); I != E; ++I) {
+      SmallString<256> Path(I->first->getName());
+      if (FS.makeAbsolute(Path))
+        continue;
+      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+      Dependencies->push_back(std::string(Path));
+    }
+  }
+
+  std::vector<std::string> *Dependencies;
+
   static std::vector<std::unique_ptr<ASTConsumer>>
   wrap(std::unique_ptr<ASTConsumer> C) {
     std::vector<std::unique_ptr<ASTConsumer>> V;
@@ -49,26 +69,31 @@ private:
 
 class CheckAction : public ASTFrontendAction {
 public:
-  explicit CheckAction(ClangTidyASTConsumerFactory &Factory)
-      : Factory(Factory) {}
+  CheckAction(ClangTidyASTConsumerFactory &Factory,
+              std::vector<std::string> *Dependencies)
+      : Factory(Factory), Dependencies(Dependencies) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &Compiler,
                                                  StringRef File) override {
     return std::make_unique<UserCodeConsumer>(
-        Factory.createASTConsumer(Compiler, File));
+        Factory.createASTConsumer(Compiler, File), Dependencies);
   }
 
 private:
   ClangTidyASTConsumerFactory &Factory;
+  std::vector<std::string> *Dependencies;
 };
 
 class CheckActionFactory : public tooling::FrontendActionFactory {
 public:
   CheckActionFactory(ClangTidyContext &Context,
-                     IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS)
-      : Factory(Context, std::move(BaseFS)) {}
+                     IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS,
+                     std::vector<std::string> *Dependencies,
+                     std::string PCH)
+      : Factory(Context, std::move(BaseFS)), Dependencies(Dependencies),
+        PCH(std::move(PCH)) {}
 
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<CheckAction>(Factory);
+    return std::make_unique<CheckAction>(Factory, Dependencies);
   }
 
   bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation,
@@ -78,6 +103,10 @@ public:
     // Code may test __clang_analyzer__ to hide itself from linters, as it
     // does under clang-tidy.
     Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
+    // The shared preamble stands in for the leading includes the main file's
+    // text no longer shows, as -include-pch would.
+    if (!PCH.empty())
+      Invocation->getPreprocessorOpts().ImplicitPCHInclude = PCH;
     // The findings are printed by the driver; no "N warnings generated.".
     Invocation->getDiagnosticOpts().ShowCarets = false;
     return FrontendActionFactory::runInvocation(Invocation, Files,
@@ -86,9 +115,48 @@ public:
 
 private:
   ClangTidyASTConsumerFactory Factory;
+  std::vector<std::string> *Dependencies;
+  std::string PCH;
 };
 
+/// ExtraArgs / ExtraArgsBefore from .clang-tidy files, as in clang-tidy.
+tooling::CommandLineArguments
+withConfiguredArguments(ClangTidyContext &Context,
+                        const tooling::CommandLineArguments &Args,
+                        StringRef Filename) {
+  ClangTidyOptions Opts = Context.getOptionsForFile(Filename);
+  tooling::CommandLineArguments Adjusted = Args;
+  if (Opts.ExtraArgsBefore) {
+    auto I = Adjusted.begin();
+    if (I != Adjusted.end() && !StringRef(*I).startswith("-"))
+      ++I; // after the compiler's name
+    Adjusted.insert(I, Opts.ExtraArgsBefore->begin(),
+                    Opts.ExtraArgsBefore->end());
+  }
+  if (Opts.ExtraArgs)
+    Adjusted.insert(Adjusted.end(), Opts.ExtraArgs->begin(),
+                    Opts.ExtraArgs->end());
+  return Adjusted;
+}
+
 } // namespace
+
+std::optional<tooling::CompileCommand>
+Analyser::command(const tooling::CompilationDatabase &Compilations,
+                  StringRef File) {
+  std::vector<tooling::CompileCommand> Commands =
+      Compilations.getCompileCommands(File);
+  if (Commands.empty())
+    return std::nullopt;
+  tooling::CompileCommand C = std::move(Commands.front());
+  SmallString<256> Directory(C.Directory);
+  if (!llvm::sys::fs::make_absolute(Directory)) {
+    llvm::sys::path::remove_dots(Directory, /*remove_dot_dot=*/true);
+    C.Directory = std::string(Directory);
+  }
+  C.CommandLine = withConfiguredArguments(*Context, C.CommandLine, File);
+  return C;
+}
 
 Analyser::Analyser(std::unique_ptr<ClangTidyOptionsProvider> Options,
                    IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS)
@@ -98,29 +166,18 @@ Analyser::Analyser(std::unique_ptr<ClangTidyOptionsProvider> Options,
 Analyser::~Analyser() = default;
 
 UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
-                         llvm::StringRef File) {
+                         llvm::StringRef File,
+                         std::vector<std::string> *Dependencies,
+                         const PreambleUse *Preamble) {
   ClangTidyContext &Context = *this->Context;
   UnitResult Result;
   Result.File = File.str();
   tooling::ClangTool Tool(Compilations, {Result.File},
                           std::make_shared<PCHContainerOperations>(), BaseFS);
-  // ExtraArgs / ExtraArgsBefore from .clang-tidy files, as in clang-tidy.
   Tool.appendArgumentsAdjuster(
       [&Context](const tooling::CommandLineArguments &Args,
                  StringRef Filename) {
-        ClangTidyOptions Opts = Context.getOptionsForFile(Filename);
-        tooling::CommandLineArguments Adjusted = Args;
-        if (Opts.ExtraArgsBefore) {
-          auto I = Adjusted.begin();
-          if (I != Adjusted.end() && !StringRef(*I).startswith("-"))
-            ++I; // after the compiler's name
-          Adjusted.insert(I, Opts.ExtraArgsBefore->begin(),
-                          Opts.ExtraArgsBefore->end());
-        }
-        if (Opts.ExtraArgs)
-          Adjusted.insert(Adjusted.end(), Opts.ExtraArgs->begin(),
-                          Opts.ExtraArgs->end());
-        return Adjusted;
+        return withConfiguredArguments(Context, Args, Filename);
       });
   Tool.appendArgumentsAdjuster(tooling::getStripPluginsAdjuster());
 
@@ -133,7 +190,10 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
   Tool.setDiagnosticConsumer(&DiagConsumer);
   Tool.setPrintErrorMessage(false);
 
-  CheckActionFactory Factory(Context, BaseFS);
+  if (Preamble)
+    Tool.mapVirtualFile(Result.File, Preamble->MainFileText);
+  CheckActionFactory Factory(Context, BaseFS, Dependencies,
+                             Preamble ? Preamble->PCH : std::string());
   // A unit that does not compile still yields what the checks found; its
   // errors come back as clang-diagnostic-error findings.
   Tool.run(&Factory);

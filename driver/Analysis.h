@@ -15,9 +15,12 @@
 
 #include "Finding.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "clang-tidy/ClangTidyOptions.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,8 +42,27 @@ public:
            llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS);
   ~Analyser();
 
+  /// A shared precompiled preamble (Preamble.h) for one unit: the PCH to
+  /// load before the main file, and the main file's text with the include
+  /// lines the PCH covers blanked out (same length, same line breaks, so
+  /// every offset, line and column is unchanged).
+  struct PreambleUse {
+    std::string PCH;
+    std::string MainFileText;
+  };
+
+  /// Analyses File. When Dependencies is given, it receives the absolute
+  /// paths of every file clang read for the unit (main file and headers).
   UnitResult run(const clang::tooling::CompilationDatabase &Compilations,
-                 llvm::StringRef File);
+                 llvm::StringRef File,
+                 std::vector<std::string> *Dependencies = nullptr,
+                 const PreambleUse *Preamble = nullptr);
+
+  /// The compile command File is analysed with: the database's first, with
+  /// the ExtraArgs and ExtraArgsBefore of its .clang-tidy configuration.
+  std::optional<clang::tooling::CompileCommand>
+  command(const clang::tooling::CompilationDatabase &Compilations,
+          llvm::StringRef File);
 
   clang::tidy::ClangTidyContext &context() { return *Context; }
 

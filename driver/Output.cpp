@@ -1,6 +1,7 @@
 //===--- Output.cpp - printing findings -----------------------------------===//
 
 #include "Output.h"
+#include "AtomicWrite.h"
 #include "Options.h"
 #include "OutputSupport.h"
 
@@ -239,35 +240,13 @@ bool emitReport(const Report &R) {
     return true;
   }
 
-  auto Fail = [&](const Twine &Why) {
-    WithColor::error(errs(), "ddplint")
-        << "cannot write '" << OutputFile << "': " << Why << "\n";
-    return false;
-  };
-  // A temporary file next to the target, renamed over it once complete, so
-  // that readers never see half a report and a failed run leaves the old one.
-  Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(
-      OutputFile + ".tmp-%%%%%%",
-      sys::fs::all_read | sys::fs::all_write);
-  if (!Temp)
-    return Fail(toString(Temp.takeError()));
-  {
-    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
-    printReport(OS, R, Opts);
-    OS.flush();
-    if (OS.has_error()) {
-      std::string Why = OS.error().message();
-      OS.clear_error();
-      consumeError(Temp->discard());
-      return Fail(Why);
-    }
-  }
-  if (Error E = Temp->keep(OutputFile)) {
-    std::string Why = toString(std::move(E));
-    consumeError(Temp->discard());
-    return Fail(Why);
-  }
-  return true;
+  std::string Why = writeAtomically(
+      OutputFile, [&](raw_ostream &OS) { printReport(OS, R, Opts); });
+  if (Why.empty())
+    return true;
+  WithColor::error(errs(), "ddplint")
+      << "cannot write '" << OutputFile << "': " << Why << "\n";
+  return false;
 }
 
 void applyColorOption() {

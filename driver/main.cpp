@@ -11,10 +11,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis.h"
+#include "Baseline.h"
+#include "Cache.h"
 #include "Finding.h"
 #include "Options.h"
 #include "Output.h"
+#include "Preamble.h"
+#include "Runner.h"
 #include "Subcommands.h"
+#include "Units.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang-tidy/ClangTidyOptions.h"
@@ -28,6 +33,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -35,6 +41,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace clang;
@@ -101,6 +108,62 @@ cl::opt<bool> DumpConfig("dump-config", cl::desc(R"(
 Print the effective configuration, with every
 option of the enabled checks, and exit.)"),
                          cl::init(false), cl::cat(DdplintCategory));
+
+cl::opt<unsigned> Jobs("j", cl::desc(R"(
+Units analysed in parallel (default: one per
+CPU core).)"),
+                       cl::value_desc("N"), cl::init(0),
+                       cl::cat(DdplintCategory));
+
+cl::opt<std::string> Shard("shard", cl::desc(R"(
+Analyse only shard I of N (1-based) of the
+units: every N-th unit of the sorted list. N CI
+jobs with --shard 1/N .. N/N cover every unit
+once; join their outputs with 'ddplint merge'.)"),
+                           cl::value_desc("I/N"), cl::init(""),
+                           cl::cat(DdplintCategory));
+
+cl::opt<bool> NoCache("no-cache", cl::desc(R"(
+Analyse every unit, without reusing or storing
+findings in the cache.)"),
+                      cl::init(false), cl::cat(DdplintCategory));
+
+cl::opt<std::string> CacheDir("cache-dir", cl::desc(R"(
+Where findings and shared preambles are kept.
+Default: $DDPLINT_CACHE_DIR, else
+$XDG_CACHE_HOME/ddplint, else ~/.cache/ddplint.)"),
+                              cl::value_desc("dir"), cl::init(""),
+                              cl::cat(DdplintCategory));
+
+cl::opt<unsigned> CacheSizeLimit("cache-size-limit", cl::desc(R"(
+Size limit of the cache directory in MiB; the
+least recently used entries go first.)"),
+                                 cl::value_desc("MiB"), cl::init(4096),
+                                 cl::cat(DdplintCategory));
+
+cl::opt<bool> NoPreamble("no-preamble", cl::desc(R"(
+Parse every unit's headers itself instead of
+sharing a precompiled header between units that
+start with the same LibTorch includes.)"),
+                         cl::init(false), cl::cat(DdplintCategory));
+
+cl::opt<bool> Verbose("verbose", cl::desc(R"(
+Say, for each unit, whether it was analysed (and
+why: what changed) or its findings reused.)"),
+                      cl::init(false), cl::cat(DdplintCategory));
+cl::alias VerboseShort("v", cl::desc("Alias for --verbose"),
+                       cl::aliasopt(Verbose));
+
+cl::opt<std::string> Baseline("baseline", cl::desc(R"(
+Hide the findings recorded in this file by
+--write-baseline: only new findings are shown.)"),
+                              cl::value_desc("file"), cl::init(""),
+                              cl::cat(DdplintCategory));
+
+cl::opt<std::string> WriteBaseline("write-baseline", cl::desc(R"(
+Record this run's findings in a baseline file.)"),
+                                   cl::value_desc("file"), cl::init(""),
+                                   cl::cat(DdplintCategory));
 
 cl::opt<bool> Quiet("quiet",
                     cl::desc("Do not print the summary on standard error."),
@@ -278,10 +341,18 @@ int main(int Argc, const char **Argv) {
         << "'); see --list-checks\n";
     return ExitToolError;
   }
-  if (SourcePaths.empty()) {
+  if (SourcePaths.empty() && BuildPath.empty()) {
     WithColor::error(errs(), "ddplint")
         << "no input files; usage: ddplint [options] <source files> "
-           "[-- <compiler flags>]\n";
+           "[-- <compiler flags>], or ddplint -p <build dir> for every unit "
+           "of its compile database\n";
+    return ExitToolError;
+  }
+  unsigned ShardIndex = 1, ShardCount = 1;
+  if (!Shard.empty() && !parseShard(Shard, ShardIndex, ShardCount)) {
+    WithColor::error(errs(), "ddplint")
+        << "invalid --shard '" << Shard
+        << "': expected I/N with 1 <= I <= N\n";
     return ExitToolError;
   }
 
@@ -301,76 +372,132 @@ int main(int Argc, const char **Argv) {
         .appendArgumentsAdjuster(Adjuster);
   }
 
+  std::vector<std::string> ToolErrors;
+  auto ToolError = [&](const std::string &Message) {
+    WithColor::error(errs(), "ddplint") << Message << "\n";
+    ToolErrors.push_back(Message);
+    Failed = true;
+  };
+
+  std::vector<std::string> SelectErrors;
+  std::vector<Unit> Units =
+      selectUnits(SourcePaths, Compilations.get(), SelectErrors);
+  for (const std::string &E : SelectErrors)
+    ToolError(E);
+  if (SourcePaths.empty() && Units.empty())
+    ToolError("the compile database in '" + BuildPath + "' lists no units");
+  if (ShardCount > 1)
+    Units = shardUnits(std::move(Units), ShardIndex, ShardCount);
+
   // A file that cannot be read is reported and skipped; the others are still
   // analysed.
-  std::vector<std::string> Files, ToolErrors;
-  for (const std::string &Path : SourcePaths) {
-    SmallString<256> Abs(Path);
-    sys::fs::make_absolute(Abs);
-    auto Buffer = MemoryBuffer::getFile(Abs);
+  std::vector<std::string> Files;
+  for (const Unit &U : Units) {
+    auto Buffer = MemoryBuffer::getFile(U.Path);
     if (!Buffer) {
-      WithColor::error(errs(), "ddplint")
-          << "cannot read '" << Path << "': " << Buffer.getError().message()
-          << "\n";
-      ToolErrors.push_back("cannot read '" + Path +
-                           "': " + Buffer.getError().message());
-      Failed = true;
+      ToolError("cannot read '" + U.Named +
+                "': " + Buffer.getError().message());
       continue;
     }
-    Files.push_back(std::string(Abs));
+    Files.push_back(U.Path);
+  }
+
+  std::optional<FindingsCache> Cache;
+  std::optional<SharedPreambles> Preambles;
+  std::string CacheDirectory =
+      CacheDir.empty() ? FindingsCache::defaultDirectory() : CacheDir;
+  if (!CacheDirectory.empty()) {
+    if (!NoCache)
+      Cache.emplace(CacheDirectory, uint64_t(CacheSizeLimit) << 20);
+    if (!NoPreamble)
+      Preambles.emplace(CacheDirectory);
   }
 
   std::vector<Finding> Findings, CompileErrors;
+  RunStats Stats;
   if (!Files.empty()) {
-    Analyser Analysis(std::move(OptionsProvider), BaseFS);
-    for (const std::string &File : Files) {
-      UnitResult Unit = Analysis.run(*Compilations, File);
-      if (!Unit.ToolError.empty()) {
-        WithColor::error(errs(), "ddplint") << Unit.ToolError << "\n";
-        ToolErrors.push_back(Unit.ToolError);
-        Failed = true;
-      }
+    RunOptions Run;
+    Run.Jobs = Jobs ? Jobs.getValue()
+                    : std::max(1u, std::thread::hardware_concurrency());
+    Run.Progress = !Quiet && sys::Process::StandardErrIsDisplayed();
+    Run.Verbose = Verbose;
+    Run.Cache = Cache ? &*Cache : nullptr;
+    Run.Preambles = Preambles ? &*Preambles : nullptr;
+    auto MakeOptions = [](IntrusiveRefCntPtr<vfs::FileSystem> FS) {
+      bool Ignored = false;
+      return createOptionsProvider(std::move(FS), Ignored);
+    };
+    for (UnitResult &Unit :
+         runUnits(Files, *Compilations, MakeOptions, Run, Stats)) {
+      if (!Unit.ToolError.empty())
+        ToolError(Unit.ToolError);
       std::move(Unit.Findings.begin(), Unit.Findings.end(),
                 std::back_inserter(Findings));
       std::move(Unit.CompileErrors.begin(), Unit.CompileErrors.end(),
                 std::back_inserter(CompileErrors));
     }
+    if (Cache)
+      Cache->trim();
     sortAndUnique(Findings);
     sortAndUnique(CompileErrors);
+  }
 
+  OutputOptions Out = outputOptionsFromCommandLine();
+  if (!WriteBaseline.empty()) {
+    std::string Why = writeBaseline(WriteBaseline, Findings, Out);
+    if (!Why.empty())
+      ToolError("cannot write baseline '" + WriteBaseline + "': " + Why);
+  }
+  unsigned Hidden = 0;
+  if (!Baseline.empty()) {
+    std::string Why;
+    Hidden = applyBaseline(Baseline, Findings, Out, Why);
+    if (!Why.empty())
+      ToolError(Why);
+  }
+
+  if (!Files.empty()) {
     Report Result{Findings, CompileErrors, ToolErrors, Enabled,
                   Failed ? ExitToolError
                          : Findings.empty() ? ExitClean : ExitFindings};
     if (!emitReport(Result))
       Failed = true;
-    if (!CompileErrors.empty()) {
-      // Apart from the findings, once: what clang could not build. The checks
-      // still ran over everything else in those files.
-      errs() << "\n";
-      WithColor::warning(errs(), "ddplint")
-          << CompileErrors.size() << " compile error"
-          << (CompileErrors.size() == 1 ? "" : "s")
-          << "; the checks ran on everything clang could build, findings "
-             "that depend on the broken code may be missing:\n";
-      // A unit whose main header is missing can produce thousands of
-      // errors; the first ones say what is wrong.
-      constexpr size_t Shown = 20;
-      for (size_t I = 0; I < CompileErrors.size() && I < Shown; ++I) {
-        const Location &L = CompileErrors[I].Where;
-        if (!L.File.empty())
-          errs() << L.File << ":" << L.Line << ":" << L.Column << ": ";
-        errs() << "error: " << CompileErrors[I].Message << "\n";
-      }
-      if (CompileErrors.size() > Shown)
-        errs() << "... and " << CompileErrors.size() - Shown
-               << " more compile errors\n";
+  }
+  if (!CompileErrors.empty()) {
+    // Apart from the findings, once: what clang could not build. The checks
+    // still ran over everything else in those files.
+    errs() << "\n";
+    WithColor::warning(errs(), "ddplint")
+        << CompileErrors.size() << " compile error"
+        << (CompileErrors.size() == 1 ? "" : "s")
+        << "; the checks ran on everything clang could build, findings "
+           "that depend on the broken code may be missing:\n";
+    // A unit whose main header is missing can produce thousands of
+    // errors; the first ones say what is wrong.
+    constexpr size_t Shown = 20;
+    for (size_t I = 0; I < CompileErrors.size() && I < Shown; ++I) {
+      const Location &L = CompileErrors[I].Where;
+      if (!L.File.empty())
+        errs() << L.File << ":" << L.Line << ":" << L.Column << ": ";
+      errs() << "error: " << CompileErrors[I].Message << "\n";
     }
+    if (CompileErrors.size() > Shown)
+      errs() << "... and " << CompileErrors.size() - Shown
+             << " more compile errors\n";
   }
 
-  if (!Quiet)
+  if (!Quiet) {
     errs() << Findings.size() << " finding" << (Findings.size() == 1 ? "" : "s")
            << " in " << Files.size() << " file"
-           << (Files.size() == 1 ? "" : "s") << "\n";
+           << (Files.size() == 1 ? "" : "s");
+    if (Stats.FromCache)
+      errs() << " (" << Stats.Analysed << " analysed, " << Stats.FromCache
+             << " from the cache)";
+    if (Hidden)
+      errs() << "; " << Hidden << " known finding" << (Hidden == 1 ? "" : "s")
+             << " hidden by the baseline";
+    errs() << "\n";
+  }
   if (Failed)
     return ExitToolError;
   return Findings.empty() ? ExitClean : ExitFindings;

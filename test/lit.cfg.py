@@ -20,6 +20,10 @@ config.test_exec_root = os.path.join(obj, "test")
 
 config.environment["PATH"] = os.pathsep.join(
     [llvm_tools_dir, os.environ.get("PATH", "/usr/bin:/bin")])
+# ddplint's cache (findings and shared preambles) stays in the build tree;
+# tests that are about the cache name their own directory.
+config.environment["DDPLINT_CACHE_DIR"] = os.path.join(obj, "test",
+                                                        "ddplint-cache")
 # Colour codes would break FileCheck patterns.
 config.environment["TERM"] = "dumb"
 

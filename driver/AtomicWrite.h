@@ -1,0 +1,28 @@
+//===--- AtomicWrite.h - files that are complete or absent -------*- C++ -*-===//
+//
+// Every file ddplint writes (reports, cache entries, baselines) goes through
+// a temporary file next to the target, renamed over it once complete: readers
+// never see half a file, concurrent writers never interleave, and a failed
+// write leaves the old file as it was.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_DRIVER_ATOMICWRITE_H
+#define DDPLINT_DRIVER_ATOMICWRITE_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace ddplint {
+
+/// Writes what Write prints to Path, atomically. Returns "" on success, else
+/// why it failed.
+std::string writeAtomically(llvm::StringRef Path,
+                            llvm::function_ref<void(llvm::raw_ostream &)> Write);
+
+} // namespace ddplint
+
+#endif // DDPLINT_DRIVER_ATOMICWRITE_H

@@ -1,0 +1,81 @@
+//===--- Cache.h - findings reused across runs --------------------*- C++ -*-===//
+//
+// A unit's findings depend on its main file, every header it includes, its
+// compile command, the effective configuration of the checks and the ddplint
+// binary; when none of these changed, the last run's findings are still the
+// answer. The cache stores one entry per unit:
+//
+//   <dir>/units/<k0k1>/<key>.json
+//
+// where <key> hashes the compile command, the configuration and the binary,
+// and the entry lists every file the unit read with its size, modification
+// time and content hash. A lookup re-checks each file (stat first, content
+// hash when the stat changed), so touching a file without changing it costs
+// a hash, not an analysis.
+//
+// Entries are written to a temporary file and renamed into place, so
+// concurrent runs never see half an entry; an entry that does not parse, or
+// whose own checksum does not match, is ignored and rebuilt. After a run the
+// cache is trimmed to its size limit, least recently used entries first.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_DRIVER_CACHE_H
+#define DDPLINT_DRIVER_CACHE_H
+
+#include "Finding.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ddplint {
+
+class FindingsCache {
+public:
+  /// Dir is created when the first entry is stored.
+  FindingsCache(std::string Dir, uint64_t SizeLimit);
+
+  /// The default location: $DDPLINT_CACHE_DIR, else $XDG_CACHE_HOME/ddplint,
+  /// else ~/.cache/ddplint.
+  static std::string defaultDirectory();
+
+  /// Identifies what a unit's findings depend on besides the files it reads:
+  /// the main file's path, its compile command (directory and arguments),
+  /// the checks' effective configuration and this ddplint binary.
+  static std::string key(llvm::StringRef File, llvm::StringRef Directory,
+                         const std::vector<std::string> &CommandLine,
+                         llvm::StringRef Configuration);
+
+  /// The stored result for Key, when every file it depends on is unchanged.
+  /// Otherwise None, with Why saying what changed ("no entry",
+  /// "src/a.h changed", "unreadable entry").
+  std::optional<UnitResult> lookup(llvm::StringRef Key, std::string &Why);
+
+  /// Stores Result under Key with the files it was computed from. Failures
+  /// (a read-only directory, a full disk) only cost the next run its reuse.
+  void store(llvm::StringRef Key, const UnitResult &Result,
+             const std::vector<std::string> &Dependencies);
+
+  /// Removes the least recently used entries (and preambles, which live
+  /// under the same directory) until the cache fits its size limit.
+  void trim();
+
+  const std::string &directory() const { return Dir; }
+
+private:
+  std::string entryPath(llvm::StringRef Key) const;
+
+  std::string Dir;
+  uint64_t SizeLimit;
+};
+
+/// Hash of a file's contents (hex), or None when it cannot be read.
+std::optional<std::string> hashFile(llvm::StringRef Path);
+
+} // namespace ddplint
+
+#endif // DDPLINT_DRIVER_CACHE_H

@@ -1,0 +1,104 @@
+//===--- Preamble.h - one precompiled header for many units ------*- C++ -*-===//
+//
+// Most of the time spent on a LibTorch unit is parsing <torch/torch.h>, and
+// every unit of a project parses it again. When units begin with the same
+// heavy includes (LibTorch, ATen, c10, c10d) under the same compile command,
+// they share one precompiled header:
+//
+//   - the shared preamble of a main file is its leading run of `#include`
+//     lines (comments and blank lines may sit between them), up to and
+//     including the last heavy one; anything else (a macro, a conditional,
+//     code) ends the run, since what follows may depend on it. A quoted
+//     include found beside the main file is named by its absolute path, so
+//     the shared header finds the same file;
+//   - the PCH is built once from exactly those lines, with the unit's own
+//     compile command, and kept in the cache directory under a key of the
+//     lines, the command and the compiler;
+//   - the unit is then parsed with the PCH loaded and those include lines
+//     blanked out (spaces, same line breaks), so every offset, line and
+//     column of a finding is what it would have been.
+//
+// Findings are the same with and without the preamble (a test compares
+// them). A PCH clang refuses (a header changed since it was built) is
+// rebuilt; a unit whose parse reports a problem with the PCH is analysed
+// again without it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_DRIVER_PREAMBLE_H
+#define DDPLINT_DRIVER_PREAMBLE_H
+
+#include "Analysis.h"
+
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ddplint {
+
+/// The leading heavy includes of a main file, as found by splitPreamble.
+struct PreambleSplit {
+  std::string Header;       ///< The include lines, one per line.
+  std::string BlankedMain;  ///< The main file with those lines blanked.
+};
+
+/// Splits Text, the contents of a main file in MainDirectory, as described
+/// above; None when it does not start with a heavy include run.
+std::optional<PreambleSplit> splitPreamble(llvm::StringRef Text,
+                                          llvm::StringRef MainDirectory);
+
+class SharedPreambles {
+public:
+  /// PCHs go into Dir/preambles.
+  explicit SharedPreambles(std::string Dir);
+
+  /// Announces that File will be analysed under Command in this run. A PCH
+  /// is built only when at least two announced units share it (or an
+  /// earlier run left it on disk): for a single unit, building it costs
+  /// more than it saves.
+  void expect(llvm::StringRef File,
+              const clang::tooling::CompileCommand &Command);
+
+  /// The preamble to use for File under Command, built on first use (other
+  /// threads wanting the same one wait for it), or None when the file has
+  /// no heavy include run, no other unit shares it, or the PCH could not be
+  /// built. Dependencies receives the headers the PCH was built from.
+  std::optional<Analyser::PreambleUse>
+  get(llvm::StringRef File, const clang::tooling::CompileCommand &Command,
+      std::vector<std::string> &Dependencies);
+
+  /// Forgets a PCH clang would not load, so the next unit rebuilds it.
+  void discard(const std::string &PCH);
+
+  /// How many PCHs this run built and how many units reused one.
+  unsigned built() const { return Built; }
+  unsigned reused() const { return Reused; }
+
+private:
+  struct Entry {
+    enum State { Building, Ready, Failed } S = Building;
+    std::string PCH;
+    std::vector<std::string> Dependencies;
+  };
+
+  std::optional<std::string>
+  keyFor(llvm::StringRef File, const clang::tooling::CompileCommand &Command,
+         PreambleSplit &Split);
+
+  std::string Dir;
+  std::map<std::string, unsigned> Announced;
+  std::mutex Lock;
+  std::condition_variable Done;
+  std::map<std::string, Entry> Entries;
+  unsigned Built = 0, Reused = 0;
+};
+
+} // namespace ddplint
+
+#endif // DDPLINT_DRIVER_PREAMBLE_H

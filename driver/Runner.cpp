@@ -1,0 +1,208 @@
+//===--- Runner.cpp - analysing many units --------------------------------===//
+
+#include "Runner.h"
+
+#include "Analysis.h"
+#include "Cache.h"
+#include "Preamble.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+using namespace clang;
+using namespace llvm;
+
+namespace ddplint {
+namespace {
+
+/// A file as the user would name it: relative to the working directory when
+/// under it.
+std::string shownPath(StringRef File) {
+  SmallString<256> CWD;
+  if (!sys::fs::current_path(CWD)) {
+    StringRef Rel = File;
+    if (Rel.consume_front(CWD) && Rel.consume_front("/"))
+      return Rel.str();
+  }
+  return File.str();
+}
+
+std::string minutesAndSeconds(double Seconds) {
+  auto S = static_cast<unsigned long>(Seconds + 0.5);
+  return formatv("{0}:{1:2}", S / 60, S % 60).str();
+}
+
+/// The status line and per-unit messages on standard error, from any thread.
+class Progress {
+public:
+  Progress(size_t Total, bool Show)
+      : Total(Total), Show(Show), Start(std::chrono::steady_clock::now()) {}
+
+  void started(StringRef File) {
+    std::lock_guard<std::mutex> Guard(Lock);
+    Current = shownPath(File);
+    draw();
+  }
+
+  void finished() {
+    std::lock_guard<std::mutex> Guard(Lock);
+    ++Done;
+    draw();
+  }
+
+  /// A whole line, printed above the status line.
+  void say(const Twine &Line) {
+    std::lock_guard<std::mutex> Guard(Lock);
+    clear();
+    errs() << Line << "\n";
+    draw();
+  }
+
+  void end() {
+    std::lock_guard<std::mutex> Guard(Lock);
+    clear();
+    Show = false;
+  }
+
+private:
+  void clear() {
+    if (Show && Drawn)
+      errs() << "\r\033[K";
+    Drawn = false;
+  }
+
+  void draw() {
+    if (!Show)
+      return;
+    double Elapsed = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - Start)
+                         .count();
+    std::string Line =
+        formatv("[{0}/{1}] {2}  {3} elapsed", std::min(Done + 1, Total), Total,
+                Current, minutesAndSeconds(Elapsed))
+            .str();
+    if (Done > 0)
+      Line += ", ETA " +
+              minutesAndSeconds(Elapsed / Done * (Total - Done));
+    errs() << "\r\033[K" << Line;
+    errs().flush();
+    Drawn = true;
+  }
+
+  std::mutex Lock;
+  size_t Total, Done = 0;
+  bool Show, Drawn = false;
+  std::string Current;
+  std::chrono::steady_clock::time_point Start;
+};
+
+/// Whether clang refused the shared preamble for this unit: its errors
+/// name the PCH, or sit in the preamble's header.
+bool preambleRefused(const UnitResult &R, StringRef PCH) {
+  StringRef Header = PCH.drop_back(4); // ".pch"
+  for (const Finding &E : R.CompileErrors) {
+    StringRef M = E.Message;
+    if (M.contains("precompiled header") || M.contains("PCH file") ||
+        M.contains(PCH) || StringRef(E.Where.File).startswith(Header))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
+                                 const tooling::CompilationDatabase &Compilations,
+                                 const OptionsProviderFactory &MakeOptions,
+                                 const RunOptions &Options, RunStats &Stats) {
+  std::vector<UnitResult> Results(Files.size());
+  std::atomic<size_t> Next{0};
+  std::atomic<unsigned> Analysed{0}, FromCache{0};
+  Progress Status(Files.size(), Options.Progress);
+
+  if (Options.Preambles) {
+    // Which units would share a preamble: only those are worth a PCH.
+    auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
+        vfs::createPhysicalFileSystem());
+    Analyser Planner(MakeOptions(FS), FS);
+    for (const std::string &File : Files)
+      if (auto Command = Planner.command(Compilations, File))
+        Options.Preambles->expect(File, *Command);
+  }
+
+  auto Work = [&] {
+    auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
+        vfs::createPhysicalFileSystem());
+    Analyser Analysis(MakeOptions(FS), FS);
+    for (size_t I; (I = Next++) < Files.size();) {
+      const std::string &File = Files[I];
+      Status.started(File);
+      std::optional<tooling::CompileCommand> Command =
+          Analysis.command(Compilations, File);
+
+      std::string Key, Why = "the cache is off";
+      if (Options.Cache && Command) {
+        Key = FindingsCache::key(
+            File, Command->Directory, Command->CommandLine,
+            tidy::configurationAsText(
+                Analysis.context().getOptionsForFile(File)));
+        if (std::optional<UnitResult> Hit = Options.Cache->lookup(Key, Why)) {
+          Hit->File = File;
+          Results[I] = std::move(*Hit);
+          ++FromCache;
+          if (Options.Verbose)
+            Status.say("ddplint: reused the findings of " + shownPath(File));
+          Status.finished();
+          continue;
+        }
+      }
+
+      std::vector<std::string> Dependencies;
+      std::optional<Analyser::PreambleUse> Preamble;
+      if (Options.Preambles && Command)
+        Preamble = Options.Preambles->get(File, *Command, Dependencies);
+      UnitResult R = Analysis.run(Compilations, File, &Dependencies,
+                                  Preamble ? &*Preamble : nullptr);
+      if (Preamble && preambleRefused(R, Preamble->PCH)) {
+        Options.Preambles->discard(Preamble->PCH);
+        Dependencies.clear();
+        R = Analysis.run(Compilations, File, &Dependencies);
+      }
+      ++Analysed;
+      if (Options.Verbose)
+        Status.say("ddplint: analysed " + shownPath(File) + " (" + Why +
+                   (Preamble ? "; shared preamble" : "") + ")");
+      // A unit with compile errors may depend on a header that does not
+      // exist yet, which no dependency list can name: it is not cached.
+      if (Options.Cache && Command && R.ToolError.empty() &&
+          R.CompileErrors.empty())
+        Options.Cache->store(Key, R, Dependencies);
+      Results[I] = std::move(R);
+      Status.finished();
+    }
+  };
+
+  unsigned Jobs = std::max(1u, std::min<unsigned>(Options.Jobs, Files.size()));
+  std::vector<std::thread> Workers;
+  for (unsigned J = 1; J < Jobs; ++J)
+    Workers.emplace_back(Work);
+  Work();
+  for (std::thread &T : Workers)
+    T.join();
+  Status.end();
+  Stats.Analysed = Analysed;
+  Stats.FromCache = FromCache;
+  return Results;
+}
+
+} // namespace ddplint
