@@ -52,7 +52,8 @@ private:
       SmallString<256> Path(I->first->getName());
       if (FS.makeAbsolute(Path))
         continue;
-      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+      // Dots stay: "../" after a symbolic link is not its parent.
+      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/false);
       Dependencies->push_back(std::string(Path));
     }
   }

@@ -249,6 +249,10 @@ bool emitReport(const Report &R) {
   return false;
 }
 
+std::string outputPath() {
+  return OutputFile == "-" ? std::string() : OutputFile.getValue();
+}
+
 void applyColorOption() {
   switch (Color) {
   case ColorMode::Auto:

@@ -84,6 +84,9 @@ OutputOptions outputOptionsFromCommandLine();
 /// file could not be written; FILE is then left as it was.
 bool emitReport(const Report &R);
 
+/// The --output file, or "" for standard output.
+std::string outputPath();
+
 /// Applies --color to ddplint's own messages on standard error.
 void applyColorOption();
 

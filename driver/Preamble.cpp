@@ -44,11 +44,32 @@ size_t skipBlanks(StringRef Text, size_t I) {
 /// The compile command of the unit, as the PCH must be built: the same
 /// flags, no input file, no outputs, no dependency files, no -c.
 std::vector<std::string> pchArguments(const tooling::CompileCommand &Command) {
+  // The input file, however the command names it.
+  auto IsInput = [&](StringRef Arg) {
+    if (Arg.startswith("-"))
+      return false;
+    SmallString<256> Abs(Arg);
+    if (sys::path::is_relative(Abs)) {
+      Abs = Command.Directory;
+      sys::path::append(Abs, Arg);
+    }
+    sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    SmallString<256> File(Command.Filename);
+    if (sys::path::is_relative(File)) {
+      File = Command.Directory;
+      sys::path::append(File, Command.Filename);
+    }
+    sys::path::remove_dots(File, /*remove_dot_dot=*/true);
+    return Abs == File;
+  };
   tooling::CommandLineArguments Args;
-  for (const std::string &Arg : Command.CommandLine)
-    if (Arg != Command.Filename && Arg != "-c" && Arg != "-S" &&
-        Arg != "-E" && Arg != "-fsyntax-only")
-      Args.push_back(Arg);
+  for (size_t I = 0; I < Command.CommandLine.size(); ++I) {
+    const std::string &Arg = Command.CommandLine[I];
+    if ((I > 0 && IsInput(Arg)) || Arg == "-c" || Arg == "-S" ||
+        Arg == "-E" || Arg == "-fsyntax-only")
+      continue;
+    Args.push_back(Arg);
+  }
   for (const auto &Adjust : {tooling::getClangStripOutputAdjuster(),
                              tooling::getClangStripDependencyFileAdjuster(),
                              tooling::getStripPluginsAdjuster()})
@@ -98,6 +119,8 @@ bool buildPCH(StringRef Header, StringRef PCH,
     return false;
   auto Files = makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), FS);
   BuildPCH Action;
+  // A header that does not build only means no shared preamble: the units
+  // report their own errors when they are analysed.
   IgnoringDiagConsumer Quiet;
   tooling::ToolInvocation Invocation(Args, &Action, Files.get(),
                                      std::make_shared<PCHContainerOperations>());
@@ -108,7 +131,7 @@ bool buildPCH(StringRef Header, StringRef PCH,
     SmallString<256> Path(Dep);
     if (FS->makeAbsolute(Path))
       continue;
-    sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+    sys::path::remove_dots(Path, /*remove_dot_dot=*/false);
     Dependencies.push_back(std::string(Path));
   }
   return sys::fs::exists(PCH);

@@ -7,6 +7,8 @@ namespace ddplint {
 std::optional<int> runSubcommand() {
   if (std::optional<int> Code = runReportCommand())
     return Code;
+  if (std::optional<int> Code = runMergeCommand())
+    return Code;
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 //
 //   report  prints findings files (ddplint --format=json, possibly annotated
 //           by ddp-harness) in any output format (Report.cpp)
+//   merge   joins the JSON or SARIF outputs of --shard runs (Merge.cpp)
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,9 @@ std::optional<int> runSubcommand();
 
 /// `ddplint report`, when it was named.
 std::optional<int> runReportCommand();
+
+/// `ddplint merge`, when it was named.
+std::optional<int> runMergeCommand();
 
 } // namespace ddplint
 

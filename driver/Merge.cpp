@@ -1,0 +1,207 @@
+//===--- Merge.cpp - ddplint merge: shards into one document --------------===//
+//
+//   ddplint merge [--output FILE] SHARD...
+//
+// Joins what `ddplint --shard I/N` jobs wrote into one document of the same
+// format: ddplint JSON documents into one JSON document (the findings
+// sorted and deduplicated, as one run would print them), SARIF logs into one
+// log with a single run whose rules are the union of the shards' rules and
+// whose results point at them again. The shards must all be one format.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AtomicWrite.h"
+#include "Options.h"
+#include "Output.h"
+#include "Subcommands.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
+
+#include <map>
+#include <set>
+
+using namespace llvm;
+
+namespace ddplint {
+namespace {
+
+cl::SubCommand MergeCommand(
+    "merge", "Join the JSON or SARIF outputs of --shard runs into one");
+
+cl::list<std::string> Shards(cl::Positional, cl::desc("<shard files>"),
+                             cl::sub(MergeCommand));
+
+
+bool isSarif(const json::Value &V) {
+  const json::Object *O = V.getAsObject();
+  return O && O->getArray("runs") && O->getString("version");
+}
+
+/// One SARIF log with one run, from several.
+std::optional<json::Value> mergeSarif(std::vector<json::Value> Logs,
+                                      std::string &Error) {
+  std::map<std::string, json::Value> Rules;
+  json::Array Results, Invocations;
+  for (json::Value &Log : Logs) {
+    json::Array *Runs = Log.getAsObject()->getArray("runs");
+    for (json::Value &RunValue : *Runs) {
+      json::Object *Run = RunValue.getAsObject();
+      if (!Run)
+        continue;
+      if (json::Object *Tool = Run->getObject("tool"))
+        if (json::Object *Driver = Tool->getObject("driver"))
+          if (json::Array *Rs = Driver->getArray("rules"))
+            for (json::Value &R : *Rs)
+              if (const json::Object *RO = R.getAsObject())
+                if (std::optional<StringRef> Id = RO->getString("id"))
+                  Rules.emplace(Id->str(), R);
+      if (json::Array *Rs = Run->getArray("results"))
+        for (json::Value &R : *Rs)
+          Results.push_back(std::move(R));
+      if (json::Array *Is = Run->getArray("invocations"))
+        for (json::Value &I : *Is)
+          Invocations.push_back(std::move(I));
+    }
+  }
+
+  json::Value Out = std::move(Logs.front());
+  json::Object *OutRun = nullptr;
+  if (json::Array *Runs = Out.getAsObject()->getArray("runs");
+      Runs && Runs->size() == 1)
+    OutRun = (*Runs)[0].getAsObject();
+  if (!OutRun) {
+    Error = "the first SARIF shard does not hold exactly one run";
+    return std::nullopt;
+  }
+
+  std::map<std::string, int64_t> Index;
+  json::Array RuleArray;
+  for (auto &[Id, Rule] : Rules) {
+    Index[Id] = RuleArray.size();
+    RuleArray.push_back(std::move(Rule));
+  }
+  for (json::Value &R : Results)
+    if (json::Object *RO = R.getAsObject())
+      if (std::optional<StringRef> Id = RO->getString("ruleId"))
+        (*RO)["ruleIndex"] = Index[Id->str()];
+  if (json::Object *Tool = OutRun->getObject("tool"))
+    if (json::Object *Driver = Tool->getObject("driver"))
+      (*Driver)["rules"] = std::move(RuleArray);
+  (*OutRun)["results"] = std::move(Results);
+  (*OutRun)["invocations"] = std::move(Invocations);
+  return Out;
+}
+
+} // namespace
+
+std::optional<int> runMergeCommand() {
+  if (!MergeCommand)
+    return std::nullopt;
+  if (Shards.empty()) {
+    WithColor::error(errs(), "ddplint")
+        << "no shard files; usage: ddplint merge [--output FILE] SHARD...\n";
+    return ExitToolError;
+  }
+
+  std::vector<json::Value> Docs;
+  bool Sarif = false;
+  for (const std::string &Path : Shards) {
+    auto Fail = [&](const Twine &Why) {
+      WithColor::error(errs(), "ddplint")
+          << "cannot merge '" << Path << "': " << Why << "\n";
+      return ExitToolError;
+    };
+    auto Buffer = MemoryBuffer::getFileOrSTDIN(Path);
+    if (!Buffer)
+      return Fail(Buffer.getError().message());
+    Expected<json::Value> Parsed = json::parse((*Buffer)->getBuffer());
+    if (!Parsed)
+      return Fail("not JSON: " + toString(Parsed.takeError()));
+    bool ThisSarif = isSarif(*Parsed);
+    if (!ThisSarif && !(Parsed->getAsObject() &&
+                        Parsed->getAsObject()->getArray("findings")))
+      return Fail("neither a ddplint JSON document nor a SARIF log");
+    if (!Docs.empty() && ThisSarif != Sarif)
+      return Fail("the shards mix SARIF and ddplint JSON");
+    Sarif = ThisSarif;
+    Docs.push_back(std::move(*Parsed));
+  }
+
+  // The exit code a single run over every unit would have returned.
+  int ExitCode = ExitClean;
+  std::optional<json::Value> Merged; // SARIF
+  Report Combined;                    // ddplint JSON
+  std::string Error;
+  if (Sarif) {
+    for (const json::Value &D : Docs)
+      for (const json::Value &Run : *D.getAsObject()->getArray("runs"))
+        if (const json::Object *RO = Run.getAsObject()) {
+          if (const json::Array *Rs = RO->getArray("results"); Rs && !Rs->empty())
+            ExitCode = std::max<int>(ExitCode, ExitFindings);
+          if (const json::Array *Is = RO->getArray("invocations"))
+            for (const json::Value &I : *Is)
+              if (const json::Object *IO = I.getAsObject())
+                if (IO->getBoolean("executionSuccessful") == false)
+                  ExitCode = ExitToolError;
+        }
+    Merged = mergeSarif(std::move(Docs), Error);
+  } else {
+    Report R;
+    std::set<std::string> Checks;
+    for (json::Value &D : Docs) {
+      json::Path::Root Root("document");
+      json::ObjectMapper O(D, Root);
+      std::vector<Finding> Findings, Errors;
+      std::vector<std::string> FileChecks, ToolErrors;
+      if (!(O && O.map("findings", Findings) &&
+            O.mapOptional("compile_errors", Errors) &&
+            O.mapOptional("checks", FileChecks) &&
+            O.mapOptional("tool_errors", ToolErrors))) {
+        WithColor::error(errs(), "ddplint")
+            << "cannot merge: not a ddplint findings file: "
+            << toString(Root.getError()) << "\n";
+        return ExitToolError;
+      }
+      std::move(Findings.begin(), Findings.end(),
+                std::back_inserter(R.Findings));
+      std::move(Errors.begin(), Errors.end(),
+                std::back_inserter(R.CompileErrors));
+      std::move(ToolErrors.begin(), ToolErrors.end(),
+                std::back_inserter(R.ToolErrors));
+      Checks.insert(FileChecks.begin(), FileChecks.end());
+    }
+    sortAndUnique(R.Findings);
+    sortAndUnique(R.CompileErrors);
+    R.Checks.assign(Checks.begin(), Checks.end());
+    ExitCode = !R.ToolErrors.empty() ? ExitToolError
+               : R.Findings.empty()  ? ExitClean
+                                     : ExitFindings;
+    Combined = std::move(R);
+  }
+  if (Sarif && !Merged) {
+    WithColor::error(errs(), "ddplint") << "cannot merge: " << Error << "\n";
+    return ExitToolError;
+  }
+
+  auto Print = [&](raw_ostream &OS) {
+    if (Sarif)
+      OS << formatv("{0:2}", *Merged) << "\n";
+    else
+      printJSON(OS, Combined);
+  };
+  std::string Output = outputPath();
+  if (Output.empty()) {
+    Print(outs());
+  } else if (std::string Why = writeAtomically(Output, Print); !Why.empty()) {
+    WithColor::error(errs(), "ddplint")
+        << "cannot write '" << Output << "': " << Why << "\n";
+    return ExitToolError;
+  }
+  return ExitCode;
+}
+
+} // namespace ddplint
