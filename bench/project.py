@@ -19,6 +19,8 @@ import os
 
 HEADER = """#pragma once
 #include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <cstdint>
 #include <string>
@@ -44,6 +46,16 @@ struct Net{index}Impl : torch::nn::Module {{
 TORCH_MODULE(Net{index});
 
 void train{index}(const Options{index} &options, int64_t rank, int64_t world);
+
+inline c10::intrusive_ptr<c10d::ProcessGroupGloo> connect(int64_t rank,
+                                                          int64_t world) {{
+  auto store = c10::make_intrusive<c10d::TCPStore>(
+      "127.0.0.1",
+      c10d::TCPStoreOptions{{29500, rank == 0, static_cast<size_t>(world)}});
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(
+      store, static_cast<int>(rank), static_cast<int>(world),
+      c10::make_intrusive<c10d::ProcessGroupGloo::Options>());
+}}
 
 }} // namespace bench
 """
@@ -91,11 +103,7 @@ void bench::train{index}(const Options{index} &options, int64_t rank, int64_t wo
     # Correct: hand-written averaged gradient sync after backward.
     """
 void bench::train{index}(const Options{index} &options, int64_t rank, int64_t world) {{
-  auto store = c10::make_intrusive<c10d::TCPStore>(
-      "127.0.0.1", c10d::TCPStoreOptions{{29500, rank == 0, static_cast<size_t>(world)}});
-  auto group = c10::make_intrusive<c10d::ProcessGroupGloo>(
-      store, static_cast<int>(rank), static_cast<int>(world),
-      c10::make_intrusive<c10d::ProcessGroupGloo::Options>());
+  auto group = bench::connect(rank, world);
   torch::manual_seed(1234);
   Net{index} model;
   torch::optim::SGD optimizer(model->parameters(), options.lr);
@@ -123,11 +131,7 @@ void bench::train{index}(const Options{index} &options, int64_t rank, int64_t wo
     # A collective only rank 0 reaches.
     """
 void bench::train{index}(const Options{index} &options, int64_t rank, int64_t world) {{
-  auto store = c10::make_intrusive<c10d::TCPStore>(
-      "127.0.0.1", c10d::TCPStoreOptions{{29500, rank == 0, static_cast<size_t>(world)}});
-  auto group = c10::make_intrusive<c10d::ProcessGroupGloo>(
-      store, static_cast<int>(rank), static_cast<int>(world),
-      c10::make_intrusive<c10d::ProcessGroupGloo::Options>());
+  auto group = bench::connect(rank, world);
   torch::manual_seed(7);
   Net{index} model;
   auto metric = torch::zeros({{1}});

@@ -152,28 +152,11 @@ std::optional<int> runMergeCommand() {
   } else {
     Report R;
     std::set<std::string> Checks;
-    for (json::Value &D : Docs) {
-      json::Path::Root Root("document");
-      json::ObjectMapper O(D, Root);
-      std::vector<Finding> Findings, Errors;
-      std::vector<std::string> FileChecks, ToolErrors;
-      if (!(O && O.map("findings", Findings) &&
-            O.mapOptional("compile_errors", Errors) &&
-            O.mapOptional("checks", FileChecks) &&
-            O.mapOptional("tool_errors", ToolErrors))) {
-        WithColor::error(errs(), "ddplint")
-            << "cannot merge: not a ddplint findings file: "
-            << toString(Root.getError()) << "\n";
+    for (const std::string &Path : Shards)
+      if (std::string Why = loadFindingsFile(Path, R, Checks); !Why.empty()) {
+        WithColor::error(errs(), "ddplint") << "cannot merge: " << Why << "\n";
         return ExitToolError;
       }
-      std::move(Findings.begin(), Findings.end(),
-                std::back_inserter(R.Findings));
-      std::move(Errors.begin(), Errors.end(),
-                std::back_inserter(R.CompileErrors));
-      std::move(ToolErrors.begin(), ToolErrors.end(),
-                std::back_inserter(R.ToolErrors));
-      Checks.insert(FileChecks.begin(), FileChecks.end());
-    }
     sortAndUnique(R.Findings);
     sortAndUnique(R.CompileErrors);
     R.Checks.assign(Checks.begin(), Checks.end());

@@ -37,8 +37,10 @@ cl::list<std::string> Inputs(cl::Positional,
                              cl::desc("<findings.json files>"),
                              cl::sub(ReportCommand));
 
-/// Reads one findings file into R. Returns an error message, or "".
-std::string load(StringRef Path, Report &R, std::set<std::string> &Checks) {
+} // namespace
+
+std::string loadFindingsFile(StringRef Path, Report &R,
+                             std::set<std::string> &Checks) {
   auto Buffer = MemoryBuffer::getFileOrSTDIN(Path);
   if (!Buffer)
     return "cannot read '" + Path.str() + "': " + Buffer.getError().message();
@@ -87,8 +89,6 @@ std::string load(StringRef Path, Report &R, std::set<std::string> &Checks) {
   return "";
 }
 
-} // namespace
-
 std::optional<int> runReportCommand() {
   if (!ReportCommand)
     return std::nullopt;
@@ -103,7 +103,7 @@ std::optional<int> runReportCommand() {
   std::set<std::string> Checks;
   bool Failed = false;
   for (const std::string &Path : Inputs) {
-    std::string Error = load(Path, R, Checks);
+    std::string Error = loadFindingsFile(Path, R, Checks);
     if (!Error.empty()) {
       WithColor::error(errs(), "ddplint") << Error << "\n";
       R.ToolErrors.push_back(Error);

@@ -13,13 +13,26 @@
 #ifndef DDPLINT_DRIVER_SUBCOMMANDS_H
 #define DDPLINT_DRIVER_SUBCOMMANDS_H
 
+#include "Output.h"
+
+#include "llvm/ADT/StringRef.h"
+
 #include <optional>
+#include <set>
+#include <string>
 
 namespace ddplint {
 
 /// After the command line is parsed: runs the subcommand it named and
 /// returns its exit code, or None when it named none (an analysis).
 std::optional<int> runSubcommand();
+
+/// Reads one findings file (ddplint --format=json, or a bare array of
+/// findings) into R: its findings, compile errors and tool errors, and its
+/// checks into Checks. Relative evidence pictures become absolute. Returns
+/// an error message, or "".
+std::string loadFindingsFile(llvm::StringRef Path, Report &R,
+                             std::set<std::string> &Checks);
 
 /// `ddplint report`, when it was named.
 std::optional<int> runReportCommand();
