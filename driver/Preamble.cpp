@@ -137,77 +137,202 @@ bool buildPCH(StringRef Header, StringRef PCH,
   return sys::fs::exists(PCH);
 }
 
+/// The directories a quoted include is searched in after the including
+/// file's own: -iquote, then -I, absolute.
+std::vector<std::string>
+quoteSearchDirectories(const tooling::CompileCommand &Command) {
+  std::vector<std::string> Quote, User;
+  const std::vector<std::string> &Args = Command.CommandLine;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    std::vector<std::string> *Into = nullptr;
+    StringRef Dir;
+    for (auto [Flag, List] : {std::pair{StringRef("-iquote"), &Quote},
+                              std::pair{StringRef("-I"), &User}}) {
+      if (!A.startswith(Flag))
+        continue;
+      Into = List;
+      Dir = A.drop_front(Flag.size());
+      if (Dir.empty() && I + 1 < Args.size())
+        Dir = Args[++I];
+      break;
+    }
+    if (!Into || Dir.empty())
+      continue;
+    SmallString<256> Abs(Dir);
+    if (sys::path::is_relative(Abs)) {
+      Abs = Command.Directory;
+      sys::path::append(Abs, Dir);
+    }
+    Into->push_back(std::string(Abs));
+  }
+  Quote.insert(Quote.end(), User.begin(), User.end());
+  return Quote;
+}
+
 } // namespace
 
-std::optional<PreambleSplit> splitPreamble(StringRef Text,
-                                          StringRef MainDirectory) {
-  struct Include {
-    size_t Begin, End;
-    std::string Line; ///< As the shared header spells it.
-  };
-  std::vector<Include> Includes;
-  size_t LastHeavy = 0; // 1 + index into Includes
+namespace {
+
+struct LeadingInclude {
+  size_t Begin, End;  ///< The directive's line in the scanned text.
+  std::string Line;   ///< As the shared header spells it.
+  std::string Quoted; ///< For a quoted include, the file it names, if found.
+  bool Heavy = false;
+};
+
+/// Finds the file a quoted include names: beside the including file, then
+/// in the quote and user search directories, as the preprocessor would.
+std::string resolveQuoted(StringRef Name, StringRef IncluderDirectory,
+                          ArrayRef<std::string> SearchDirectories) {
+  SmallString<256> Candidate(IncluderDirectory);
+  sys::path::append(Candidate, Name);
+  if (sys::fs::exists(Candidate))
+    return std::string(Candidate);
+  for (const std::string &Dir : SearchDirectories) {
+    Candidate = Dir;
+    sys::path::append(Candidate, Name);
+    if (sys::fs::exists(Candidate))
+      return std::string(Candidate);
+  }
+  return "";
+}
+
+/// The include directives a file starts with. Comments and blank lines may
+/// sit between them; in a header, so may `#pragma once` and an include
+/// guard's `#ifndef`/`#define` pair at the top. Anything else ends the run.
+std::vector<LeadingInclude>
+leadingIncludes(StringRef Text, StringRef Directory,
+                ArrayRef<std::string> SearchDirectories, bool IsHeader) {
+  std::vector<LeadingInclude> Includes;
+  std::string Guard; // The macro an #ifndef at the top tests.
   size_t I = 0;
   while (I < Text.size()) {
     char C = Text[I];
     if (C == ' ' || C == '\t' || C == '\r' || C == '\n') {
       ++I;
-    } else if (Text.substr(I).startswith("//")) {
+      continue;
+    }
+    if (Text.substr(I).startswith("//")) {
       size_t End = Text.find('\n', I);
       if (End != StringRef::npos && End > I && Text[End - 1] == '\\')
         break; // A comment continued onto the next line: do not guess.
       I = End == StringRef::npos ? Text.size() : End;
-    } else if (Text.substr(I).startswith("/*")) {
+      continue;
+    }
+    if (Text.substr(I).startswith("/*")) {
       size_t End = Text.find("*/", I + 2);
       if (End == StringRef::npos)
         break;
       I = End + 2;
-    } else if (C == '#') {
-      size_t LineEnd = Text.find('\n', I);
-      if (LineEnd == StringRef::npos)
-        LineEnd = Text.size();
-      StringRef Line = Text.slice(I, LineEnd).rtrim("\r");
-      if (Line.endswith("\\"))
-        break;
-      size_t J = skipBlanks(Text, I + 1);
-      if (!Text.substr(J).startswith("include"))
-        break;
-      J = skipBlanks(Text, J + 7);
-      if (J >= LineEnd || (Text[J] != '<' && Text[J] != '"'))
-        break;
-      char Closer = Text[J] == '<' ? '>' : '"';
-      size_t Close = Text.find(Closer, J + 1);
-      if (Close == StringRef::npos || Close > LineEnd)
-        break;
-      StringRef Rest = Text.slice(Close + 1, LineEnd).trim();
-      if (!Rest.empty() && !Rest.startswith("//"))
-        break;
-      StringRef Name = Text.slice(J + 1, Close);
-      std::string Spelled = "#include " + Text.slice(J, Close + 1).str();
-      if (Closer == '"') {
-        // A quoted include is looked up next to the including file first;
-        // the shared header lives elsewhere, so it names that file by its
-        // absolute path (and the key of the preamble follows).
-        SmallString<256> Beside(MainDirectory);
-        sys::path::append(Beside, Name);
-        if (sys::fs::exists(Beside))
-          Spelled = "#include \"" + std::string(Beside) + "\"";
-      } else if (isHeavyInclude(Name)) {
-        LastHeavy = Includes.size() + 1;
-      }
-      Includes.push_back({I, LineEnd, Spelled});
-      I = LineEnd;
-    } else {
-      break;
+      continue;
     }
+    if (C != '#')
+      break;
+    size_t LineEnd = Text.find('\n', I);
+    if (LineEnd == StringRef::npos)
+      LineEnd = Text.size();
+    StringRef Line = Text.slice(I, LineEnd).rtrim("\r");
+    if (Line.endswith("\\"))
+      break;
+    StringRef Directive = Line.drop_front().ltrim(" \t");
+    if (IsHeader && Includes.empty()) {
+      SmallVector<StringRef, 3> Words;
+      Directive.split(Words, ' ', -1, /*KeepEmpty=*/false);
+      if (Words.size() == 2 && Words[0] == "pragma" && Words[1] == "once") {
+        I = LineEnd;
+        continue;
+      }
+      if (Words.size() == 2 && Words[0] == "ifndef" && Guard.empty()) {
+        Guard = Words[1].str();
+        I = LineEnd;
+        continue;
+      }
+      if (Words.size() == 2 && Words[0] == "define" && Words[1] == Guard) {
+        I = LineEnd;
+        continue;
+      }
+      if (!Guard.empty() && Words.size() >= 1 && Words[0] != "include")
+        break;
+    }
+    if (!Directive.consume_front("include"))
+      break;
+    Directive = Directive.ltrim(" \t");
+    if (Directive.empty() || (Directive[0] != '<' && Directive[0] != '"'))
+      break;
+    char Closer = Directive[0] == '<' ? '>' : '"';
+    size_t Close = Directive.find(Closer, 1);
+    if (Close == StringRef::npos)
+      break;
+    StringRef Rest = Directive.drop_front(Close + 1).trim();
+    if (!Rest.empty() && !Rest.startswith("//"))
+      break;
+    StringRef Name = Directive.slice(1, Close);
+    LeadingInclude Inc{I, LineEnd, "#include " + Directive.take_front(Close + 1).str(),
+                       "", false};
+    if (Closer == '"') {
+      // The shared header lives elsewhere, so it names the file by its
+      // absolute path (and the key of the preamble follows).
+      Inc.Quoted = resolveQuoted(Name, Directory, SearchDirectories);
+      if (!Inc.Quoted.empty())
+        Inc.Line = "#include \"" + Inc.Quoted + "\"";
+    } else {
+      Inc.Heavy = isHeavyInclude(Name);
+    }
+    Includes.push_back(std::move(Inc));
+    I = LineEnd;
   }
-  if (LastHeavy == 0)
-    return std::nullopt;
+  return Includes;
+}
+
+} // namespace
+
+std::optional<PreambleSplit>
+splitPreamble(StringRef Text, StringRef MainDirectory,
+              ArrayRef<std::string> SearchDirectories) {
+  std::vector<LeadingInclude> Includes =
+      leadingIncludes(Text, MainDirectory, SearchDirectories, false);
+  size_t LastHeavy = 0; // 1 + index into Includes
+  for (size_t K = 0; K < Includes.size(); ++K)
+    if (Includes[K].Heavy)
+      LastHeavy = K + 1;
 
   PreambleSplit Split;
   Split.BlankedMain = Text.str();
+
+  // "Related header first": the file starts with a project header that
+  // itself starts with the heavy includes (after its include guard). Those
+  // are then the first thing the unit preprocesses, so a PCH of just them
+  // may stand in for them, shared with every unit that does the same; the
+  // main file keeps its text, and the header's own includes find them
+  // already included.
+  std::vector<LeadingInclude> Chain = Includes;
+  for (unsigned Depth = 0;
+       Depth < 8 && !Chain.empty() && !Chain.front().Quoted.empty();
+       ++Depth) {
+    std::string Header = Chain.front().Quoted;
+    auto Buffer = MemoryBuffer::getFile(Header);
+    if (!Buffer)
+      break;
+    Chain = leadingIncludes((*Buffer)->getBuffer(),
+                            sys::path::parent_path(Header), SearchDirectories,
+                            /*IsHeader=*/true);
+    size_t HeaderHeavy = 0;
+    for (size_t K = 0; K < Chain.size(); ++K)
+      if (Chain[K].Heavy)
+        HeaderHeavy = K + 1;
+    if (HeaderHeavy) {
+      for (size_t K = 0; K < HeaderHeavy; ++K)
+        Split.Header += Chain[K].Line + "\n";
+      return Split;
+    }
+  }
+
+  // The main file's own run, up to its last heavy include.
+  if (!LastHeavy)
+    return std::nullopt;
   for (size_t K = 0; K < LastHeavy; ++K) {
-    const Include &Inc = Includes[K];
+    const LeadingInclude &Inc = Includes[K];
     Split.Header += Inc.Line + "\n";
     for (size_t P = Inc.Begin; P < Inc.End; ++P)
       if (Split.BlankedMain[P] != '\r')
@@ -228,8 +353,9 @@ SharedPreambles::keyFor(StringRef File, const tooling::CompileCommand &Command,
   auto Text = MemoryBuffer::getFile(File);
   if (!Text)
     return std::nullopt;
-  std::optional<PreambleSplit> S =
-      splitPreamble((*Text)->getBuffer(), sys::path::parent_path(File));
+  std::optional<PreambleSplit> S = splitPreamble(
+      (*Text)->getBuffer(), sys::path::parent_path(File),
+      quoteSearchDirectories(Command));
   if (!S)
     return std::nullopt;
   Split = std::move(*S);

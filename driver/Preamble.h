@@ -9,8 +9,12 @@
 //     lines (comments and blank lines may sit between them), up to and
 //     including the last heavy one; anything else (a macro, a conditional,
 //     code) ends the run, since what follows may depend on it. A quoted
-//     include found beside the main file is named by its absolute path, so
-//     the shared header finds the same file;
+//     include is named by the absolute path of the file it finds, so the
+//     shared header finds the same file;
+//   - a main file that starts with a project header ("related header
+//     first") shares the heavy include run that header starts with (after
+//     its include guard): those headers are then the first thing the unit
+//     preprocesses either way;
 //   - the PCH is built once from exactly those lines, with the unit's own
 //     compile command, and kept in the cache directory under a key of the
 //     lines, the command and the compiler;
@@ -31,6 +35,7 @@
 #include "Analysis.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <condition_variable>
@@ -45,13 +50,17 @@ namespace ddplint {
 /// The leading heavy includes of a main file, as found by splitPreamble.
 struct PreambleSplit {
   std::string Header;       ///< The include lines, one per line.
-  std::string BlankedMain;  ///< The main file with those lines blanked.
+  /// The main file with those lines blanked (unchanged when they came from
+  /// the header it starts with).
+  std::string BlankedMain;
 };
 
 /// Splits Text, the contents of a main file in MainDirectory, as described
-/// above; None when it does not start with a heavy include run.
-std::optional<PreambleSplit> splitPreamble(llvm::StringRef Text,
-                                          llvm::StringRef MainDirectory);
+/// above; quoted includes are looked up beside their includer, then in
+/// SearchDirectories. None when there is no heavy include run to share.
+std::optional<PreambleSplit>
+splitPreamble(llvm::StringRef Text, llvm::StringRef MainDirectory,
+              llvm::ArrayRef<std::string> SearchDirectories);
 
 class SharedPreambles {
 public:
