@@ -174,7 +174,10 @@ std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
       UnitResult R = Analysis.run(Compilations, File, &Dependencies,
                                   Preamble ? &*Preamble : nullptr);
       if (Preamble && preambleRefused(R, Preamble->PCH)) {
+        // Out of date (a header changed since it was built) or unusable:
+        // this unit goes without, the next run builds a fresh one.
         Options.Preambles->discard(Preamble->PCH);
+        Preamble.reset();
         Dependencies.clear();
         R = Analysis.run(Compilations, File, &Dependencies);
       }
