@@ -15,11 +15,15 @@
 #include "Scenario.h"
 #include "Training.h"
 
+#include <algorithm>
+
 using namespace ddpscenario;
 
 namespace {
 
-constexpr int64_t kAdjustAt = 2;
+/// The step before which the bias is changed: 2, or the last step of a
+/// shorter run, so the change always lands.
+int64_t adjust_at(int64_t Steps) { return std::min<int64_t>(2, Steps - 1); }
 
 void adjust(Context &C, Net &Model) {
   auto &Group = *C.dist.process_group;
@@ -48,7 +52,7 @@ void run(Context &C) {
   torch::optim::SGD Optimizer(Model->parameters(), kLearningRate);
 
   for (int64_t Step = 0; Step < C.steps; ++Step) {
-    if (Step == kAdjustAt)
+    if (Step == adjust_at(C.steps))
       adjust(C, Model);
     Batch B = shard_batch(Step, C.dist.rank, C.device);
     Optimizer.zero_grad();

@@ -133,8 +133,14 @@ int main(int Argc, char **Argv) {
                  E.what());
     return ddpharness::kSkipExitCode;
   } catch (const std::exception &E) {
+    // Before the process group exists the environment is at fault.
+    if (Rank < 0) {
+      std::fprintf(stderr, "ddp-scenario: cannot start %s %s: %s\n", S->name,
+                   Variant.c_str(), E.what());
+      return kExitUsage;
+    }
     std::fprintf(stderr, "ddp-scenario: rank %d: %s %s failed: %s\n", Rank,
                  S->name, Variant.c_str(), E.what());
-    return Rank < 0 ? kExitUsage : kExitFailed;
+    return kExitFailed;
   }
 }
