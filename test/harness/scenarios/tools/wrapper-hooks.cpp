@@ -8,6 +8,7 @@
 //   forward on the inner module      -> not reduced (hooks disarmed)
 //   dtype round trip after wrapping  -> not reduced (accumulators replaced)
 //   wrapping again after the move    -> reduced
+//   a parameter without a gradient   -> an error at the end of backward
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,16 @@ struct NetImpl : torch::nn::Module {
   torch::nn::Linear fc;
 };
 TORCH_MODULE(Net);
+
+/// A head that is registered but never used in forward.
+struct TwoHeadsImpl : torch::nn::Module {
+  TwoHeadsImpl()
+      : fc(register_module("fc", torch::nn::Linear(3, 2))),
+        unused(register_module("unused", torch::nn::Linear(3, 2))) {}
+  torch::Tensor forward(torch::Tensor X) { return fc->forward(X); }
+  torch::nn::Linear fc, unused;
+};
+TORCH_MODULE(TwoHeads);
 
 using DDP = ddpharness::DistributedDataParallel<Net>;
 
@@ -61,5 +72,15 @@ int main() {
   Count = 0;
   Ddp->forward(X).sum().backward();
   report("wrapped again after to()", *Ddp, Count);
+
+  TwoHeads Partial;
+  ddpharness::DistributedDataParallel<TwoHeads> Unused(Partial,
+                                                       Dist.process_group);
+  try {
+    Unused(X).sum().backward();
+    std::printf("unused parameter: no error\n");
+  } catch (const std::exception &E) {
+    std::printf("unused parameter: error: %s\n", E.what());
+  }
   return 0;
 }
