@@ -1,0 +1,81 @@
+//===- Probe.h - Per-rank fingerprints of a module, step by step ----------===//
+//
+// A program calls the probe once per step, after optimizer.step() and before
+// zero_grad(), with the module it trains. Under `ddp-harness run` (which
+// sets DDP_HARNESS_RUN_DIR) the probe appends every parameter's value and
+// gradient to probe-rank<R>.bin and one JSON line describing them (FNV-1a 64
+// hash of the float32 bytes, L2 norm, offset) to probe-rank<R>.jsonl: the
+// format docs/harness.md specifies and the launcher's analysis reads.
+// Without the variable, as under plain torchrun, it records nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPHARNESS_PROBE_H
+#define DDPHARNESS_PROBE_H
+
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ddpharness {
+
+struct ProbeOptions {
+  /// Record steps 0, interval, 2*interval, ...; the others cost one integer
+  /// comparison. Overridden by DDP_HARNESS_PROBE_INTERVAL when set.
+  int64_t interval = 1;
+};
+
+class Probe {
+public:
+  /// Reads RANK, WORLD_SIZE and DDP_HARNESS_RUN_DIR. Files are created at the
+  /// first recorded step.
+  explicit Probe(ProbeOptions Options = {});
+  ~Probe();
+  Probe(const Probe &) = delete;
+  Probe &operator=(const Probe &) = delete;
+
+  /// Whether this probe writes anything at all.
+  bool enabled() const { return !RunDir.empty(); }
+
+  /// Whether \p Step is one the probe records.
+  bool records(int64_t Step) const {
+    return enabled() && Step % Interval == 0;
+  }
+
+  /// Records \p Module's parameters (values and gradients) at \p Step of
+  /// \p Epoch (-1: the program has no epochs). \p Indices, when given, are
+  /// the dataset indices of the batch this rank consumed.
+  void step(const torch::nn::Module &Module, int64_t Step, int64_t Epoch = -1,
+            const std::vector<int64_t> *Indices = nullptr);
+
+  /// The same, with the batch's indices as an integer tensor.
+  void step(const torch::nn::Module &Module, int64_t Step, int64_t Epoch,
+            const torch::Tensor &Indices);
+
+  /// Writes result-rank<R>.json with numbers the program measured itself
+  /// (grad_ratio: the gradient the ranks stepped with over the true average).
+  void result(const std::map<std::string, double> &Metrics);
+
+private:
+  void open();
+
+  std::string RunDir;
+  int Rank = 0;
+  int WorldSize = 1;
+  int64_t Interval = 1;
+  FILE *Jsonl = nullptr;
+  FILE *Bin = nullptr;
+  int64_t Offset = 0;
+};
+
+/// FNV-1a 64 over \p Bytes, as the probe and the launcher compute it.
+uint64_t fnv1a64(const void *Bytes, size_t Size);
+
+} // namespace ddpharness
+
+#endif

@@ -1,0 +1,122 @@
+//===- ProcessGroup.cpp - A process group from torchrun's environment -----===//
+
+#include "ddpharness/ProcessGroup.h"
+
+#include <torch/cuda.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+
+using namespace ddpharness;
+
+namespace {
+
+std::string envOr(const char *Name, const char *Default) {
+  const char *V = std::getenv(Name);
+  return V && *V ? V : Default;
+}
+
+/// A whole decimal number in [Min, Max], or an error naming the variable.
+long envInt(const char *Name, const char *Default, long Min, long Max) {
+  const char *V = std::getenv(Name);
+  std::string Text = V && *V ? V : (Default ? Default : "");
+  if (Text.empty())
+    throw std::runtime_error(std::string(Name) +
+                             " is not set; start the program with "
+                             "'ddp-harness run' or torchrun");
+  errno = 0;
+  char *End = nullptr;
+  long N = std::strtol(Text.c_str(), &End, 10);
+  if (errno || End == Text.c_str() || *End || N < Min || N > Max)
+    throw std::runtime_error(std::string(Name) + "='" + Text +
+                             "' is not a number in [" + std::to_string(Min) +
+                             ", " + std::to_string(Max) + "]");
+  return N;
+}
+
+c10::intrusive_ptr<c10d::ProcessGroup>
+makeGloo(const c10::intrusive_ptr<c10d::Store> &Store, const Distributed &D,
+         std::chrono::milliseconds Timeout) {
+  auto Options = c10d::ProcessGroupGloo::Options::create(Timeout);
+  // The harness and torchrun put every rank on this host: bind Gloo's pairs
+  // to the store's address rather than whatever the hostname resolves to.
+  Options->devices.push_back(
+      c10d::ProcessGroupGloo::createDeviceForHostname(
+          envOr("MASTER_ADDR", "127.0.0.1")));
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(Store, D.rank,
+                                                     D.world_size, Options);
+}
+
+} // namespace
+
+bool ddpharness::cuda_usable() {
+  return torch::cuda::is_available() && torch::cuda::device_count() > 0;
+}
+
+Distributed
+ddpharness::init_process_group_from_env(const ProcessGroupOptions &O) {
+  Distributed D;
+  D.world_size = static_cast<int>(envInt("WORLD_SIZE", nullptr, 1, 1 << 16));
+  D.rank = static_cast<int>(envInt("RANK", nullptr, 0, D.world_size - 1));
+  D.local_rank =
+      static_cast<int>(envInt("LOCAL_RANK", "0", 0, D.world_size - 1));
+  D.local_world_size = static_cast<int>(
+      envInt("LOCAL_WORLD_SIZE", std::to_string(D.world_size).c_str(), 1,
+             D.world_size));
+  std::string Addr = envOr("MASTER_ADDR", "127.0.0.1");
+  auto Port = static_cast<uint16_t>(envInt("MASTER_PORT", nullptr, 1, 65535));
+
+  std::string Requested = envOr("DDP_HARNESS_BACKEND", "");
+  if (!Requested.empty() && Requested != "gloo" && Requested != "nccl")
+    throw std::runtime_error("DDP_HARNESS_BACKEND='" + Requested +
+                             "': expected gloo or nccl");
+  bool GpusFit = cuda_usable() &&
+                 torch::cuda::device_count() >=
+                     static_cast<size_t>(D.local_world_size);
+#ifdef USE_C10D_NCCL
+  bool HaveNccl = true;
+#else
+  bool HaveNccl = false;
+#endif
+  if (Requested == "nccl") {
+    if (!HaveNccl)
+      throw Skip("no-nccl", "this LibTorch was built without NCCL "
+                            "(Debian's libtorch-dev is CPU-only)");
+    if (!cuda_usable())
+      throw Skip("no-cuda", "NCCL needs a GPU and none is usable");
+    if (!GpusFit)
+      throw Skip("too-few-gpus",
+                 "NCCL needs one GPU per local rank: " +
+                     std::to_string(D.local_world_size) + " ranks, " +
+                     std::to_string(torch::cuda::device_count()) + " GPUs");
+  }
+  D.backend = !Requested.empty() ? Requested
+              : (HaveNccl && GpusFit) ? "nccl"
+                                      : "gloo";
+
+  c10d::TCPStoreOptions StoreOptions;
+  StoreOptions.port = Port;
+  StoreOptions.isServer = D.rank == 0;
+  StoreOptions.numWorkers = D.world_size;
+  StoreOptions.timeout = O.timeout;
+  auto Store = c10::make_intrusive<c10d::TCPStore>(Addr, StoreOptions);
+
+  if (D.backend == "gloo") {
+    D.process_group = makeGloo(Store, D, O.timeout);
+    return D;
+  }
+#ifdef USE_C10D_NCCL
+  D.device = torch::Device(torch::kCUDA, D.local_rank);
+  auto Options = c10d::ProcessGroupNCCL::Options::create();
+  Options->timeout = O.timeout;
+  D.process_group = c10::make_intrusive<c10d::ProcessGroupNCCL>(
+      Store, D.rank, D.world_size, Options);
+#endif
+  return D;
+}

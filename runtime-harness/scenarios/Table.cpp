@@ -1,0 +1,28 @@
+//===- Table.cpp - Every scenario, in the order --list prints them --------===//
+//
+// Adding a scenario: one file defining a Scenario, and one line here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Scenario.h"
+
+namespace ddpscenario {
+
+extern const Scenario MoveAfterWrap;
+extern const Scenario UnwrappedForward;
+extern const Scenario SamplerEpoch;
+extern const Scenario DivergentCollective;
+extern const Scenario UnaveragedAllreduce;
+extern const Scenario MissingBroadcast;
+extern const Scenario MutationAfterWrap;
+extern const Scenario SyncAfterStep;
+
+const std::vector<const Scenario *> &scenarios() {
+  static const std::vector<const Scenario *> Table = {
+      &MoveAfterWrap,       &UnwrappedForward,    &SamplerEpoch,
+      &DivergentCollective, &UnaveragedAllreduce, &MissingBroadcast,
+      &MutationAfterWrap,   &SyncAfterStep};
+  return Table;
+}
+
+} // namespace ddpscenario

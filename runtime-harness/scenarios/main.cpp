@@ -1,0 +1,146 @@
+//===- main.cpp - ddp-scenario: the shared driver of the scenario table ---===//
+//
+//   ddp-scenario --list
+//   ddp-scenario NAME VARIANT [--steps K] [--device cpu|cuda]
+//
+// `--list` prints the table as JSON for `ddp-harness scenarios`. Otherwise
+// it runs one variant of one scenario on this rank, with the process group
+// from torchrun's environment and the probe writing into
+// $DDP_HARNESS_RUN_DIR. Exit codes: 0 done, 1 the scenario failed, 2 bad
+// usage or environment, 77 skipped (a named reason on stderr).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Scenario.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace ddpscenario;
+
+namespace {
+
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+void printList() {
+  std::printf("[");
+  const auto &Table = scenarios();
+  for (size_t I = 0; I < Table.size(); ++I) {
+    const Scenario &S = *Table[I];
+    std::printf("%s\n  {\"name\": \"%s\", \"check\": \"%s\", \"kind\": \"%s\", "
+                "\"variants\": [",
+                I ? "," : "", S.name, S.check, S.kind);
+    for (size_t V = 0; V < S.variants.size(); ++V)
+      std::printf("%s\"%s\"", V ? ", " : "", S.variants[V].c_str());
+    std::printf("],\n   \"description\": \"%s\"}", S.description);
+  }
+  std::printf("\n]\n");
+}
+
+int usage(const char *Message) {
+  std::fprintf(stderr,
+               "ddp-scenario: %s\n"
+               "usage: ddp-scenario --list\n"
+               "       ddp-scenario NAME VARIANT [--steps K] "
+               "[--device cpu|cuda]\n",
+               Message);
+  return kExitUsage;
+}
+
+const Scenario *find(const std::string &Name) {
+  for (const Scenario *S : scenarios())
+    if (Name == S->name)
+      return S;
+  return nullptr;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  if (Argc == 2 && std::strcmp(Argv[1], "--list") == 0) {
+    printList();
+    return 0;
+  }
+  if (Argc < 3)
+    return usage("expected --list, or a scenario and a variant");
+  const Scenario *S = find(Argv[1]);
+  if (!S) {
+    std::string Names;
+    for (const Scenario *T : scenarios())
+      Names += (Names.empty() ? "" : ", ") + std::string(T->name);
+    return usage(("unknown scenario '" + std::string(Argv[1]) +
+                  "'; known: " + Names)
+                     .c_str());
+  }
+  std::string Variant = Argv[2];
+  bool Known = false;
+  for (const std::string &V : S->variants)
+    Known |= V == Variant;
+  if (!Known)
+    return usage(("scenario '" + std::string(S->name) +
+                  "' has no variant '" + Variant + "'")
+                     .c_str());
+
+  int64_t Steps = 5;
+  std::string DeviceName = "cpu";
+  for (int I = 3; I < Argc; ++I) {
+    std::string Flag = Argv[I];
+    if ((Flag != "--steps" && Flag != "--device") || I + 1 >= Argc)
+      return usage(("unexpected argument '" + Flag + "'").c_str());
+    std::string Value = Argv[++I];
+    if (Flag == "--device") {
+      DeviceName = Value;
+      continue;
+    }
+    errno = 0;
+    char *End = nullptr;
+    Steps = std::strtoll(Value.c_str(), &End, 10);
+    if (errno || End == Value.c_str() || *End || Steps < 1 || Steps > 100000)
+      return usage(("--steps '" + Value + "' is not a number in [1, 100000]")
+                       .c_str());
+  }
+  if (DeviceName != "cpu" && DeviceName != "cuda")
+    return usage(("--device '" + DeviceName + "': expected cpu or cuda")
+                     .c_str());
+
+  int Rank = -1;
+  try {
+    if (DeviceName == "cuda" && !ddpharness::cuda_usable())
+      throw ddpharness::Skip("no-cuda", "--device cuda, but this LibTorch "
+                                        "has no usable CUDA device");
+    ddpharness::Distributed Dist = ddpharness::init_process_group_from_env();
+    Rank = Dist.rank;
+    torch::Device Device =
+        DeviceName == "cuda"
+            ? torch::Device(torch::kCUDA,
+                            Dist.local_rank % static_cast<int>(
+                                                  torch::cuda::device_count()))
+            : torch::Device(torch::kCPU);
+    ddpharness::Probe Probe;
+    std::printf("rank %d: %s %s on %s (%s, %d ranks)\n", Dist.rank, S->name,
+                Variant.c_str(), Device.str().c_str(), Dist.backend.c_str(),
+                Dist.world_size);
+    std::fflush(stdout);
+    Context C{Dist, Probe, Variant, Steps, Device};
+    S->run(C);
+    std::printf("rank %d: done\n", Dist.rank);
+    return 0;
+  } catch (const ddpharness::Skip &E) {
+    std::fprintf(stderr, "ddp-scenario: skipped (%s): %s\n", E.reason.c_str(),
+                 E.what());
+    return ddpharness::kSkipExitCode;
+  } catch (const std::exception &E) {
+    // Before the process group exists the environment is at fault.
+    if (Rank < 0) {
+      std::fprintf(stderr, "ddp-scenario: cannot start %s %s: %s\n", S->name,
+                   Variant.c_str(), E.what());
+      return kExitUsage;
+    }
+    std::fprintf(stderr, "ddp-scenario: rank %d: %s %s failed: %s\n", Rank,
+                 S->name, Variant.c_str(), E.what());
+    return kExitFailed;
+  }
+}

@@ -1,0 +1,60 @@
+# lit configuration for ddp-scenario and the ddpharness library (ctest
+# `harness-scenarios`, or directly:
+#   python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv test/harness/scenarios).
+# Real LibTorch ranks over Gloo on the CPU. GPU tests are marked
+# `REQUIRES: cuda`: lit reports them UNSUPPORTED, by name, where no GPU is
+# usable (the project's machines), never as passed.
+import os
+import shutil
+import subprocess
+import lit.formats
+
+config.name = "ddp-harness-scenarios"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test"]
+config.excludes = ["tools", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+
+src = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+obj = os.path.abspath(lit_config.params.get("build_dir",
+                                            os.path.join(src, "build")))
+llvm_tools_dir = lit_config.params.get("llvm_tools_dir", "/usr/lib/llvm-16/bin")
+config.test_exec_root = os.path.join(obj, "test", "harness", "scenarios")
+
+config.environment["PATH"] = os.pathsep.join(
+    [llvm_tools_dir, os.environ.get("PATH", "/usr/bin:/bin")])
+config.environment["TERM"] = "dumb"
+config.environment["TMPDIR"] = os.path.join(config.test_exec_root, "tmp")
+# One thread per rank, as torchrun sets with several ranks on a host.
+config.environment["OMP_NUM_THREADS"] = "1"
+
+scenario = os.path.join(obj, "libexec", "ddp-scenario")
+if not os.path.exists(scenario):
+    lit_config.fatal("ddp-scenario is not built (%s): LibTorch missing?" %
+                     scenario)
+
+
+def gpu_usable():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], capture_output=True,
+                              timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+if gpu_usable():
+    config.available_features.add("cuda")
+
+here = os.path.dirname(__file__)
+launcher_tools = os.path.join(here, "..", "launcher", "tools")
+config.substitutions.extend([
+    ("%harness", os.path.join(obj, "bin", "ddp-harness")),
+    ("%scenario", scenario),
+    ("%tools", os.path.join(obj, "test", "harness", "scenarios", "tools")),
+    ("%expect_exit", os.path.join(src, "test", "tools", "expect-exit")),
+    ("%json_fields", "python3 " + os.path.join(launcher_tools, "json-fields.py")),
+    ("%probe_files", "python3 " + os.path.join(here, "tools", "probe-files.py")),
+])
