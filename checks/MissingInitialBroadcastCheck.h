@@ -27,6 +27,10 @@ private:
   /// translation unit.
   bool issuesBroadcast(const Stmt &S, ASTContext &Context,
                        unsigned Depth) const;
+  /// Whether \p Call runs a function of this translation unit that steps an
+  /// optimizer, directly or through the functions it calls.
+  bool stepsInside(const CallExpr &Call, ASTContext &Context,
+                   unsigned Depth) const;
 };
 
 } // namespace clang::tidy::ddp
