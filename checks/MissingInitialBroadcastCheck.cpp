@@ -99,6 +99,20 @@ bool differsPerProcess(const Stmt *S, unsigned Depth = 0) {
   return false;
 }
 
+/// Whether a body copies data into tensors (`p.copy_(...)`, `set_data`).
+bool copiesIntoTensors(const Stmt &Body) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Body)) {
+    llvm::StringRef Name = identifierName(Member->getMethodDecl());
+    if ((Name == "copy_" || Name == "set_data" || Name == "set_") &&
+        identifierName(Member->getMethodDecl()->getParent()).contains("Tensor"))
+      return true;
+  }
+  for (const Stmt *Child : Body.children())
+    if (Child && !isa<LambdaExpr>(Child) && copiesIntoTensors(*Child))
+      return true;
+  return false;
+}
+
 /// Whether a body touches a module's buffers (`buffers()`,
 /// `named_buffers()`) and never its parameters: a helper that broadcasts
 /// there broadcasts the buffers only.
@@ -172,15 +186,20 @@ void MissingInitialBroadcastCheck::registerMatchers(MatchFinder *Finder) {
 
 bool MissingInitialBroadcastCheck::issuesBroadcast(const Stmt &S,
                                                    ASTContext &Context,
-                                                   unsigned Depth) const {
+                                                   unsigned Depth,
+                                                   bool CopiesOut) const {
   if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+    // A broadcast; or an all-gather in a body that copies into tensors: every
+    // rank assembles the same parameters from the ranks' slices (a sharded
+    // optimizer's all-gather).
     if (std::optional<CollectiveInfo> C = Vocab.classifyCollective(*Call))
-      return C->Kind == CollectiveKind::Broadcast;
+      return C->Kind == CollectiveKind::Broadcast ||
+             (C->Kind == CollectiveKind::AllGather && CopiesOut);
     // A helper that broadcasts only the buffers (running statistics) leaves
     // the parameters apart.
     if (const Stmt *Body = userBody(*Call, Context);
         Body && Depth < 2 && !touchesOnlyBuffers(*Body, Context) &&
-        issuesBroadcast(*Body, Context, Depth + 1))
+        issuesBroadcast(*Body, Context, Depth + 1, copiesIntoTensors(*Body)))
       return true;
   }
   // A training-loop or wrapper object that broadcasts when it is built.
@@ -191,15 +210,16 @@ bool MissingInitialBroadcastCheck::issuesBroadcast(const Stmt &S,
         !Context.getSourceManager().isInSystemHeader(Def->getLocation())) {
       for (const CXXCtorInitializer *Init : cast<CXXConstructorDecl>(Def)->inits())
         if (Init->isWritten() && Init->getInit() &&
-            issuesBroadcast(*Init->getInit(), Context, Depth + 1))
+            issuesBroadcast(*Init->getInit(), Context, Depth + 1, false))
           return true;
       if (Def->getBody() && !touchesOnlyBuffers(*Def->getBody(), Context) &&
-          issuesBroadcast(*Def->getBody(), Context, Depth + 1))
+          issuesBroadcast(*Def->getBody(), Context, Depth + 1,
+                          copiesIntoTensors(*Def->getBody())))
         return true;
     }
   }
   for (const Stmt *Child : S.children())
-    if (Child && issuesBroadcast(*Child, Context, Depth))
+    if (Child && issuesBroadcast(*Child, Context, Depth, CopiesOut))
       return true;
   return false;
 }

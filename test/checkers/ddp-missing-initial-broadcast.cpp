@@ -162,6 +162,28 @@ void clock_seed(PG pg, torch::Tensor x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
 }
 
+// An all-gather of metrics before the first step does not give the
+// replicas a common start.
+void gather_losses(c10d::ProcessGroup &pg, double loss) {
+  std::vector<std::vector<torch::Tensor>> all(1);
+  std::vector<torch::Tensor> mine{torch::tensor({loss})};
+  pg.allgather(all, mine)->wait();
+}
+
+void gathered_metrics_only(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed depends on the rank here
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  auto loss = model->forward(x).sum();
+  gather_losses(*pg, loss.item<double>());
+  loss.backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
 // A helper handed the model steps it.
 void train_steps(Net &model, torch::optim::Optimizer &opt, c10d::ProcessGroup &pg,
                  const torch::Tensor &x) {
@@ -209,6 +231,51 @@ void negative_loop_broadcasts_when_built(PG pg, torch::Tensor x) {
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
   BroadcastingLoop loop(model, opt, pg);
   loop.fit(x);
+}
+
+// A sharded optimizer: each rank owns a slice of the flattened parameters,
+// and the constructor all-gathers the slices into every replica's
+// parameters, so they start equal without a seed or a broadcast.
+class ShardedSGD {
+public:
+  ShardedSGD(std::vector<torch::Tensor> params, PG pg) : params_(params), pg_(pg) {
+    std::vector<torch::Tensor> parts;
+    for (auto &p : params_)
+      parts.push_back(p.detach().reshape({-1}));
+    auto flat = torch::cat(parts);
+    const int64_t n = flat.numel() / pg_->getSize();
+    slice_ = flat.narrow(0, pg_->getRank() * n, n).clone();
+    opt_ = std::make_unique<torch::optim::SGD>(std::vector<torch::Tensor>{slice_},
+                                               torch::optim::SGDOptions(0.1));
+    assemble();
+  }
+  void step() {
+    opt_->step();
+    assemble();
+  }
+
+private:
+  void assemble() {
+    auto whole = torch::zeros({slice_.numel() * pg_->getSize()});
+    pg_->_allgather_base(whole, slice_)->wait();
+    int64_t offset = 0;
+    for (auto &p : params_) {
+      p.copy_(whole.narrow(0, offset, p.numel()).view_as(p));
+      offset += p.numel();
+    }
+  }
+  std::vector<torch::Tensor> params_;
+  PG pg_;
+  torch::Tensor slice_;
+  std::unique_ptr<torch::optim::SGD> opt_;
+};
+
+void negative_sharded_optimizer_assembles(PG pg, torch::Tensor x) {
+  Net model;
+  ShardedSGD opt(model->parameters(), pg);
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
 }
 
 // A helper that broadcasts the parameters before it steps.
