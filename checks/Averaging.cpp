@@ -6,6 +6,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <algorithm>
+
 namespace clang::tidy::ddp {
 
 namespace {
@@ -320,8 +322,12 @@ void Averaging::findWorldSizeDecls() {
         } else if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
           Changed |= Record(U->Function, Return->getRetValue());
         } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+          // MPI_Comm_size(comm, &world), also into a field of a struct:
+          // MPI_Comm_size(comm, &peers.size) makes every `x.size` of that
+          // struct a world size.
           if (const Expr *Out = Vocab.worldSizeOutputArgument(*Call))
-            if (const ValueDecl *D = handleDecl(Out))
+            if (const ValueDecl *D = handleDecl(Out) ? handleDecl(Out)
+                                                     : Model.rootDecl(Out))
               Changed |= WorldSizeDecls.insert(D).second;
           if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
               Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
@@ -330,6 +336,14 @@ void Averaging::findWorldSizeDecls() {
           if (const CodeUnit *Callee = Model.calleeUnit(*Call))
             for (auto [Param, Arg] : GradientModel::boundArguments(*Call, *Callee))
               Changed |= Record(Param, Arg);
+        } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
+          // ... or to a constructor defined here: Trainer trainer(opts, rank, size).
+          const CXXConstructorDecl *Ctor = Construct->getConstructor();
+          if (Ctor && Model.unitOf(Ctor))
+            for (unsigned I = 0, N = std::min(Construct->getNumArgs(), Ctor->getNumParams());
+                 I < N; ++I)
+              if (!isa<CXXDefaultArgExpr>(Construct->getArg(I)))
+                Changed |= Record(Ctor->getParamDecl(I), Construct->getArg(I));
         }
       }
     }

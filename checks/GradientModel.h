@@ -188,7 +188,15 @@ private:
   bool propagateRoles(CodeUnit &U);
   bool orRole(llvm::DenseMap<const ValueDecl *, unsigned> &Map,
               const ValueDecl *D, unsigned Bits);
-  void storeRole(CodeUnit &U, const Expr *Target, unsigned Bits, bool &Changed);
+  /// Stores \p Bits into what \p Target is rooted in, and into the tensor
+  /// a local view or reference of it was made from.
+  void storeRole(CodeUnit &U, const Expr *Target, unsigned Bits, bool &Changed,
+                 unsigned Depth = 0);
+  /// The tensor a local is a view of (`bucket.narrow(...)`) or a reference
+  /// to, or null.
+  const Expr *viewedTensor(const VarDecl &Var) const;
+  /// The unit a local variable is declared in.
+  CodeUnit *ownerUnit(const VarDecl &Var) const;
   unsigned declRole(const CodeUnit &U, const ValueDecl *D) const;
   void findGradientWork();
   bool waitsOnGradientWork(const CallExpr &Call) const;

@@ -37,6 +37,16 @@ bool passesDataThrough(llvm::StringRef Method) {
       .Default(false);
 }
 
+/// Tensor methods whose result shares the object's storage: what is written
+/// into the result lands in the object (`bucket.narrow(0, off, n).copy_(g)`).
+bool sharesStorage(llvm::StringRef Method) {
+  return llvm::StringSwitch<bool>(Method)
+      .Cases("data", "detach", "view", "view_as", "narrow", "slice", true)
+      .Cases("select", "squeeze", "unsqueeze", "as_strided", "expand", true)
+      .Cases("t", "transpose", "permute", "diagonal", "unflatten", true)
+      .Default(false);
+}
+
 /// Free functions whose result holds their tensor arguments' data.
 bool combinesData(llvm::StringRef Function) {
   return llvm::StringSwitch<bool>(Function)
@@ -281,12 +291,56 @@ bool GradientModel::orRole(llvm::DenseMap<const ValueDecl *, unsigned> &Map,
   return true;
 }
 
+const Expr *GradientModel::viewedTensor(const VarDecl &Var) const {
+  const Expr *Init = Var.getInit();
+  if (!Init || isa<ParmVarDecl>(&Var))
+    return nullptr;
+  // `auto &slot = bucket_;`: a reference is the object itself.
+  if (Var.getType()->isReferenceType())
+    return Init;
+  // `auto slot = bucket_.narrow(0, offset, n);`: a view of the object.
+  const Expr *E = Init;
+  for (unsigned Depth = 0; E && Depth < MaxExprDepth; ++Depth) {
+    E = stripObjectWrappers(E)->IgnoreParenCasts();
+    if (const auto *Ctor = dyn_cast<CXXConstructExpr>(E);
+        Ctor && Ctor->getNumArgs() == 1) {
+      E = Ctor->getArg(0);
+      continue;
+    }
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
+    if (!Member || !sharesStorage(identifierName(Member->getMethodDecl())))
+      return nullptr;
+    return Member->getImplicitObjectArgument();
+  }
+  return nullptr;
+}
+
+CodeUnit *GradientModel::ownerUnit(const VarDecl &Var) const {
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
+  return FD ? ByFunction.lookup(FD) : nullptr;
+}
+
 void GradientModel::storeRole(CodeUnit &U, const Expr *Target, unsigned Bits,
-                              bool &Changed) {
+                              bool &Changed, unsigned Depth) {
   const ValueDecl *D = rootDecl(Target);
   if (!D || !Bits || !mayHoldTensor(D->getType()))
     return;
-  Changed |= orRole(isa<FieldDecl>(D) ? FieldRoles : U.Roles, D, Bits);
+  if (isa<FieldDecl>(D)) {
+    Changed |= orRole(FieldRoles, D, Bits);
+    return;
+  }
+  // A local of an enclosing unit written in a lambda (a hook filling a
+  // captured slot) holds the role where it is declared, so that the
+  // enclosing unit sees it too.
+  const auto *Var = dyn_cast<VarDecl>(D);
+  CodeUnit *Owner = Var && !isa<ParmVarDecl>(Var) ? ownerUnit(*Var) : nullptr;
+  if (!Owner)
+    Owner = &U;
+  Changed |= orRole(Owner->Roles, D, Bits);
+  // What is written into a view lands in the tensor it views.
+  if (Var && Depth < 4)
+    if (const Expr *Viewed = viewedTensor(*Var))
+      storeRole(*Owner, Viewed, Bits, Changed, Depth + 1);
 }
 
 void GradientModel::seedRoles() {

@@ -4,6 +4,8 @@
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang::ast_matchers;
 
@@ -14,16 +16,29 @@ constexpr llvm::StringLiteral ModelId = "model";
 constexpr llvm::StringLiteral DeclId = "decl";
 constexpr llvm::StringLiteral FunctionId = "function";
 
+/// Whether an expression clones a module (`encoder->clone()`, also under a
+/// cast): the clone starts from the original's parameters.
+bool clonesModule(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
+    if (identifierName(Member->getMethodDecl()) == "clone" &&
+        Vocabulary::isModuleClass(*Member->getMethodDecl()->getParent()))
+      return true;
+  return llvm::any_of(S->children(), clonesModule);
+}
+
 /// A local that owns a newly built module: `Net model(opts);`,
-/// `auto model = std::make_shared<NetImpl>();`, not a reference, a pointer
-/// or a copy of another handle.
+/// `auto model = std::make_shared<NetImpl>();`, not a reference, a pointer,
+/// a copy or a clone of another module.
 AST_MATCHER(VarDecl, ownsNewModule) {
   QualType T = Node.getType();
   if (T->isReferenceType() || T->isPointerType() ||
       !Vocabulary::moduleClassOfHandle(T) || !Node.hasLocalStorage() ||
       isa<ParmVarDecl>(&Node))
     return false;
-  return !Node.getInit() || handleDecl(Node.getInit()) == nullptr;
+  return !Node.getInit() ||
+         (handleDecl(Node.getInit()) == nullptr && !clonesModule(Node.getInit()));
 }
 
 bool underRankCondition(const Stmt &S, ASTContext &Context,
@@ -40,7 +55,125 @@ bool underRankCondition(const Stmt &S, ASTContext &Context,
   }
   return false;
 }
+/// The body of a function a call runs, when it is defined in this
+/// translation unit outside system headers (an instantiation's body for a
+/// template).
+const Stmt *userBody(const CallExpr &Call, ASTContext &Context) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const FunctionDecl *Def = nullptr;
+  if (!Callee || !Callee->hasBody(Def) || !Def->getBody() ||
+      Context.getSourceManager().isInSystemHeader(Def->getLocation()))
+    return nullptr;
+  return Def->getBody();
+}
+
+/// Whether a seed differs from process to process whatever the rank:
+/// `std::random_device{}()`, `time(nullptr)`, `getpid()`, a clock's
+/// `now()`, also through a local initialised with one.
+bool differsPerProcess(const Stmt *S, unsigned Depth = 0) {
+  if (!S || Depth > 8)
+    return false;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
+    if (const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
+        RD && identifierName(RD) == "random_device" && RD->isInStdNamespace())
+      return true;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = Call->getDirectCallee()) {
+      llvm::StringRef Name = identifierName(FD);
+      if ((FD->isInStdNamespace() || FD->getDeclContext()->isTranslationUnit() ||
+           FD->getDeclContext()->isExternCContext()) &&
+          (Name == "time" || Name == "getpid" || Name == "clock"))
+        return true;
+      const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+      if (Name == "now" && MD && MD->isStatic() &&
+          identifierName(MD->getParent()).endswith("clock"))
+        return true;
+    }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+        Var && Var->hasLocalStorage() && Var->getInit())
+      return differsPerProcess(Var->getInit(), Depth + 1);
+  for (const Stmt *Child : S->children())
+    if (differsPerProcess(Child, Depth + 1))
+      return true;
+  return false;
+}
+
+/// Whether a body copies data into tensors (`p.copy_(...)`, `set_data`).
+bool copiesIntoTensors(const Stmt &Body) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Body)) {
+    llvm::StringRef Name = identifierName(Member->getMethodDecl());
+    if ((Name == "copy_" || Name == "set_data" || Name == "set_") &&
+        identifierName(Member->getMethodDecl()->getParent()).contains("Tensor"))
+      return true;
+  }
+  for (const Stmt *Child : Body.children())
+    if (Child && !isa<LambdaExpr>(Child) && copiesIntoTensors(*Child))
+      return true;
+  return false;
+}
+
+/// Whether a body touches a module's buffers (`buffers()`,
+/// `named_buffers()`) and never its parameters: a helper that broadcasts
+/// there broadcasts the buffers only.
+bool touchesOnlyBuffers(const Stmt &Body, ASTContext &Context) {
+  bool Buffers = false, Parameters = false;
+  for (const BoundNodes &N :
+       match(findAll(cxxMemberCallExpr().bind("c")), Body, Context)) {
+    const auto *Member = N.getNodeAs<CXXMemberCallExpr>("c");
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (!MD || !Vocabulary::isModuleClass(*MD->getParent()))
+      continue;
+    llvm::StringRef Name = identifierName(MD);
+    Buffers |= Name == "buffers" || Name == "named_buffers";
+    Parameters |= Vocabulary::parameterCollection(*Member).has_value() ||
+                  Name == "state_dict";
+  }
+  return Buffers && !Parameters;
+}
+
+/// The locals of \p Body built from \p Model, transitively: the optimizer
+/// over its parameters, a training-loop object handed the model or that
+/// optimizer. \p Model is one of them.
+llvm::SmallPtrSet<const ValueDecl *, 8>
+builtFrom(const VarDecl &Model, const Stmt &Body, ASTContext &Context) {
+  llvm::SmallPtrSet<const ValueDecl *, 8> Related{&Model};
+  auto Mentions = [&](const Stmt &S) {
+    return llvm::any_of(
+        match(findAll(declRefExpr(to(valueDecl().bind("d")))), S, Context),
+        [&](const BoundNodes &N) {
+          return Related.contains(N.getNodeAs<ValueDecl>("d"));
+        });
+  };
+  llvm::SmallVector<const VarDecl *, 16> Vars;
+  for (const BoundNodes &N : match(findAll(declStmt().bind("s")), Body, Context))
+    for (const Decl *D : N.getNodeAs<DeclStmt>("s")->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->getInit())
+        Vars.push_back(Var);
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const VarDecl *Var : Vars)
+      if (!Related.contains(Var) && Mentions(*Var->getInit()))
+        Changed |= Related.insert(Var).second;
+  }
+  return Related;
+}
 } // namespace
+
+bool MissingInitialBroadcastCheck::stepsInside(const CallExpr &Call,
+                                               ASTContext &Context,
+                                               unsigned Depth) const {
+  const Stmt *Body = userBody(Call, Context);
+  if (!Body)
+    return false;
+  for (const BoundNodes &N : match(findAll(callExpr().bind("c")), *Body, Context)) {
+    const auto *Inner = N.getNodeAs<CallExpr>("c");
+    if (Vocab.isOptimizerStep(*Inner) ||
+        (Depth < 2 && stepsInside(*Inner, Context, Depth + 1)))
+      return true;
+  }
+  return false;
+}
 
 void MissingInitialBroadcastCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
@@ -53,19 +186,40 @@ void MissingInitialBroadcastCheck::registerMatchers(MatchFinder *Finder) {
 
 bool MissingInitialBroadcastCheck::issuesBroadcast(const Stmt &S,
                                                    ASTContext &Context,
-                                                   unsigned Depth) const {
+                                                   unsigned Depth,
+                                                   bool CopiesOut) const {
   if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+    // A broadcast; or an all-gather in a body that copies into tensors: every
+    // rank assembles the same parameters from the ranks' slices (a sharded
+    // optimizer's all-gather).
     if (std::optional<CollectiveInfo> C = Vocab.classifyCollective(*Call))
-      return C->Kind == CollectiveKind::Broadcast;
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    const FunctionDecl *Def = nullptr;
-    if (Depth < 2 && Callee && Callee->hasBody(Def) && Def->getBody() &&
-        !Context.getSourceManager().isInSystemHeader(Def->getLocation()) &&
-        issuesBroadcast(*Def->getBody(), Context, Depth + 1))
+      return C->Kind == CollectiveKind::Broadcast ||
+             (C->Kind == CollectiveKind::AllGather && CopiesOut);
+    // A helper that broadcasts only the buffers (running statistics) leaves
+    // the parameters apart.
+    if (const Stmt *Body = userBody(*Call, Context);
+        Body && Depth < 2 && !touchesOnlyBuffers(*Body, Context) &&
+        issuesBroadcast(*Body, Context, Depth + 1, copiesIntoTensors(*Body)))
       return true;
   }
+  // A training-loop or wrapper object that broadcasts when it is built.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    const FunctionDecl *Def = nullptr;
+    if (Depth < 2 && Ctor && Ctor->hasBody(Def) &&
+        !Context.getSourceManager().isInSystemHeader(Def->getLocation())) {
+      for (const CXXCtorInitializer *Init : cast<CXXConstructorDecl>(Def)->inits())
+        if (Init->isWritten() && Init->getInit() &&
+            issuesBroadcast(*Init->getInit(), Context, Depth + 1, false))
+          return true;
+      if (Def->getBody() && !touchesOnlyBuffers(*Def->getBody(), Context) &&
+          issuesBroadcast(*Def->getBody(), Context, Depth + 1,
+                          copiesIntoTensors(*Def->getBody())))
+        return true;
+    }
+  }
   for (const Stmt *Child : S.children())
-    if (Child && issuesBroadcast(*Child, Context, Depth))
+    if (Child && issuesBroadcast(*Child, Context, Depth, CopiesOut))
       return true;
   return false;
 }
@@ -79,30 +233,68 @@ void MissingInitialBroadcastCheck::check(
   const Stmt *Body = Function->getBody();
   if (!Body)
     return;
-  // A wrapper broadcasts its module's parameters when it is built.
+  // A wrapper broadcasts its module's parameters when it is built; the
+  // wrapper itself holds a module built elsewhere.
   const WrapperLife &Life = lifeOf(*Function, Context);
-  if (Life.isWrapped(Model))
+  if (Life.isWrapped(Model) || Vocab.wrapperClassOfHandle(Model->getType()))
     return;
   const Reachability &Flow = Life.flow();
 
   std::vector<const CallExpr *> Steps, Seeds;
   std::vector<const Stmt *> Starts;
-  bool Distributed = Vocab.mentionsRank(Body);
+  // Distributed: the rank is mentioned, a collective issued, or a
+  // communicator handed in or built here.
+  bool Distributed =
+      Vocab.mentionsRank(Body) ||
+      llvm::any_of(Function->parameters(), [](const ParmVarDecl *P) {
+        return Vocabulary::isCommunicatorType(P->getType());
+      }) ||
+      llvm::any_of(match(findAll(declStmt().bind("s")), *Body, Context),
+                   [](const BoundNodes &N) {
+                     return llvm::any_of(
+                         N.getNodeAs<DeclStmt>("s")->decls(), [](const clang::Decl *D) {
+                           const auto *V = dyn_cast<VarDecl>(D);
+                           return V && Vocabulary::isCommunicatorType(V->getType());
+                         });
+                   });
+  // A call into this translation unit that steps an optimizer counts as a
+  // step when it is handed the model, or something built from it (its
+  // optimizer, a training-loop object): `loop.run_epoch(loader)`.
+  llvm::SmallPtrSet<const ValueDecl *, 8> Related =
+      builtFrom(*Model, *Body, Context);
+  auto HandedTheModel = [&](const CallExpr &C) {
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&C))
+      if (Related.contains(handleDecl(Member->getImplicitObjectArgument())))
+        return true;
+    return llvm::any_of(C.arguments(), [&](const Expr *Arg) {
+      return Related.contains(handleDecl(Arg));
+    });
+  };
   for (const BoundNodes &N : match(findAll(callExpr().bind("c")), *Body, Context)) {
     const auto *C = N.getNodeAs<CallExpr>("c");
+    bool Broadcasts = issuesBroadcast(*C, Context, 0);
     if (Vocab.isOptimizerStep(*C) && Flow.reachable(Decl, C))
       Steps.push_back(C);
     else if (Vocabulary::seedArgument(*C))
       Seeds.push_back(C);
     else if (Vocab.classifyCollective(*C))
       Distributed = true;
+    else if (!Broadcasts && HandedTheModel(*C) && stepsInside(*C, Context, 0) &&
+             Flow.reachable(Decl, C))
+      Steps.push_back(C);
     // What gives every replica the same start after construction: a
     // broadcast, or a checkpoint loaded on every rank.
-    if (issuesBroadcast(*C, Context, 0))
+    if (Broadcasts)
       Starts.push_back(C);
     else if (const Expr *Loaded = Vocabulary::moduleLoadTarget(*C))
       if (handleDecl(Loaded) == Model && !underRankCondition(*C, Context, Vocab))
         Starts.push_back(C);
+  }
+  for (const BoundNodes &N :
+       match(findAll(cxxConstructExpr().bind("c")), *Body, Context)) {
+    const auto *C = N.getNodeAs<CXXConstructExpr>("c");
+    if (issuesBroadcast(*C, Context, 0))
+      Starts.push_back(C);
   }
   // Hand-synced, distributed training of this model: steps and ranks.
   if (Steps.empty() || !Distributed)
@@ -112,7 +304,8 @@ void MissingInitialBroadcastCheck::check(
   for (const CallExpr *Seed : Seeds) {
     if (!Flow.reachable(Seed, Decl))
       continue;
-    if (!Vocab.mentionsRank(Vocabulary::seedArgument(*Seed)))
+    const Expr *Value = Vocabulary::seedArgument(*Seed);
+    if (!Vocab.mentionsRank(Value) && !differsPerProcess(Value))
       return; // the same seed on every rank: the same initial parameters
     RankSeed = Seed;
   }
@@ -134,9 +327,16 @@ void MissingInitialBroadcastCheck::check(
        "parameters before training")
       << Model;
   if (RankSeed)
-    diag(RankSeed->getBeginLoc(), "the seed depends on the rank here",
+    diag(RankSeed->getBeginLoc(),
+         Vocab.mentionsRank(Vocabulary::seedArgument(*RankSeed))
+             ? "the seed depends on the rank here"
+             : "the seed differs from process to process here",
          DiagnosticIDs::Note);
-  diag(FirstStep->getExprLoc(), "optimizer step here", DiagnosticIDs::Note);
+  if (Vocab.isOptimizerStep(*FirstStep))
+    diag(FirstStep->getExprLoc(), "optimizer step here", DiagnosticIDs::Note);
+  else
+    diag(FirstStep->getExprLoc(), "%0 steps the optimizer", DiagnosticIDs::Note)
+        << FirstStep->getDirectCallee();
 }
 
 } // namespace clang::tidy::ddp

@@ -24,9 +24,14 @@ public:
 
 private:
   /// Whether \p S issues a broadcast, directly or through a function of this
-  /// translation unit.
-  bool issuesBroadcast(const Stmt &S, ASTContext &Context,
-                       unsigned Depth) const;
+  /// translation unit; with \p CopiesOut (the body around S copies into
+  /// tensors), an all-gather counts too.
+  bool issuesBroadcast(const Stmt &S, ASTContext &Context, unsigned Depth,
+                       bool CopiesOut = false) const;
+  /// Whether \p Call runs a function of this translation unit that steps an
+  /// optimizer, directly or through the functions it calls.
+  bool stepsInside(const CallExpr &Call, ASTContext &Context,
+                   unsigned Depth) const;
 };
 
 } // namespace clang::tidy::ddp

@@ -45,14 +45,48 @@ bool declaredWithin(const VarDecl &D, const Stmt &Scope) {
          !(R.getEnd() < L);
 }
 
+bool carries(const Stmt *E, const VarDecl &Element, bool ElementItself,
+             const Stmt &Scope, unsigned Depth = 0);
+
+/// Whether \p Within appends to \p Container (`push_back`, `emplace_back`)
+/// something that carries the per-iteration tensor.
+bool appendsCarried(const Stmt *Within, const ValueDecl &Container,
+                    const VarDecl &Element, bool ElementItself,
+                    const Stmt &Scope, unsigned Depth) {
+  if (!Within || isa<LambdaExpr>(Within))
+    return false;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Within)) {
+    llvm::StringRef Name = identifierName(Member->getMethodDecl());
+    if ((Name == "push_back" || Name == "emplace_back") &&
+        referencedDecl(Member->getImplicitObjectArgument()) == &Container &&
+        llvm::any_of(Member->arguments(), [&](const Expr *Arg) {
+          return carries(Arg, Element, ElementItself, Scope, Depth + 1);
+        }))
+      return true;
+  }
+  for (const Stmt *Child : Within->children())
+    if (appendsCarried(Child, Container, Element, ElementItself, Scope, Depth))
+      return true;
+  return false;
+}
+
 /// Whether E carries the per-iteration tensor: the gradient of Element
 /// (`p.grad()`, `p.value().grad()`), Element itself when it is the tensor
-/// being synchronised, or a local of Scope computed from one of those
-/// (`auto g = p.grad(); std::vector<at::Tensor> ts{g};`).
+/// being synchronised, a local of Scope computed from one of those
+/// (`auto g = p.grad(); std::vector<at::Tensor> ts{g};`), or the element
+/// just appended to a container declared outside the loop
+/// (`buffers.push_back({p.grad()}); pg.allreduce(buffers.back());`).
 bool carries(const Stmt *E, const VarDecl &Element, bool ElementItself,
-             const Stmt &Scope, unsigned Depth = 0) {
+             const Stmt &Scope, unsigned Depth) {
   if (!E)
     return false;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
+      Member && Depth < 4 && identifierName(Member->getMethodDecl()) == "back")
+    if (const ValueDecl *Container =
+            referencedDecl(Member->getImplicitObjectArgument()))
+      if (appendsCarried(&Scope, *Container, Element, ElementItself, Scope,
+                         Depth))
+        return true;
   if (const auto *Call = dyn_cast<CallExpr>(E))
     if (Vocabulary::isGradAccess(*Call) &&
         Vocabulary::parameterTensorVariable(

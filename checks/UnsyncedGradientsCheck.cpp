@@ -44,7 +44,10 @@ const CallExpr *UnsyncedGradientsCheck::unsyncedBackward(
   const Reachability &Flow = Model.flow(U);
   llvm::SmallVector<const Stmt *, 8> Steps = statements(E.Steps);
   for (const CallExpr *B : E.Backwards) {
-    if (B == To)
+    // A helper that runs backward() and then syncs (`replica.backward(loss)`)
+    // leaves synced gradients, although it may skip the sync on
+    // micro-batches that only accumulate.
+    if (B == To || llvm::is_contained(E.Syncs, B))
       continue;
     // A forward through a wrapper earlier in the step arms its sync.
     if (llvm::any_of(E.Arms, [&](const CallExpr *W) {

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -90,9 +92,240 @@ void optional_checkpoint(PG pg, const std::string &path, torch::Tensor x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
 }
 
+// The steps run in a training-loop object built from the model and its
+// optimizer; its only broadcast is of the buffers.
+class EpochLoop {
+public:
+  EpochLoop(Net model, torch::optim::Optimizer &optimizer, PG pg)
+      : model_(model), optimizer_(optimizer), pg_(pg) {}
+  void sync_buffers() {
+    for (auto &buffer : model_->buffers()) {
+      std::vector<torch::Tensor> one{buffer};
+      pg_->broadcast(one)->wait();
+    }
+  }
+  void fit(const torch::Tensor &x, int steps) {
+    for (int step = 0; step < steps; ++step)
+      train_step(x);
+  }
+
+private:
+  void train_step(const torch::Tensor &x) {
+    optimizer_.zero_grad();
+    model_->forward(x).sum().backward();
+    sync_gradients(*pg_, model_);
+    optimizer_.step();
+  }
+  Net model_;
+  torch::optim::Optimizer &optimizer_;
+  PG pg_;
+};
+
+void steps_in_a_loop_object(PG pg, torch::Tensor x) {
+  torch::manual_seed(99 + pg->getRank());
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed depends on the rank here
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  EpochLoop loop(model, opt, pg);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    loop.fit(x, 10);
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: note: 'fit' steps the optimizer
+    loop.sync_buffers();
+  }
+}
+
+// A seed drawn from the machine's entropy, or from the clock, differs
+// between processes whatever their rank.
+void entropy_seed(PG pg, torch::Tensor x) {
+  torch::manual_seed(std::random_device{}());
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed differs from process to process here
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
+void clock_seed(PG pg, torch::Tensor x) {
+  const auto seed = static_cast<uint64_t>(std::time(nullptr));
+  torch::manual_seed(seed);
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed differs from process to process here
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
+// An all-gather of metrics before the first step does not give the
+// replicas a common start.
+void gather_losses(c10d::ProcessGroup &pg, double loss) {
+  std::vector<std::vector<torch::Tensor>> all(1);
+  std::vector<torch::Tensor> mine{torch::tensor({loss})};
+  pg.allgather(all, mine)->wait();
+}
+
+void gathered_metrics_only(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed depends on the rank here
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  auto loss = model->forward(x).sum();
+  gather_losses(*pg, loss.item<double>());
+  loss.backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
+// A helper handed the model steps it.
+void train_steps(Net &model, torch::optim::Optimizer &opt, c10d::ProcessGroup &pg,
+                 const torch::Tensor &x) {
+  model->forward(x).sum().backward();
+  sync_gradients(pg, model);
+  opt.step();
+}
+
+void steps_in_a_helper(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  auto model = Net();
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'model' starts from different random parameters on each rank
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed depends on the rank here
+  torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(1e-3));
+  train_steps(model, opt, *pg, x);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: 'train_steps' steps the optimizer
+}
+
 //===----------------------------------------------------------------------===//
 // Correct patterns
 //===----------------------------------------------------------------------===//
+
+// A training-loop object that broadcasts the parameters when it is built.
+class BroadcastingLoop {
+public:
+  BroadcastingLoop(Net model, torch::optim::Optimizer &optimizer, PG pg)
+      : model_(model), optimizer_(optimizer), pg_(pg) {
+    broadcast_parameters(*pg_, model_);
+  }
+  void fit(const torch::Tensor &x) {
+    model_->forward(x).sum().backward();
+    sync_gradients(*pg_, model_);
+    optimizer_.step();
+  }
+
+private:
+  Net model_;
+  torch::optim::Optimizer &optimizer_;
+  PG pg_;
+};
+
+void negative_loop_broadcasts_when_built(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  BroadcastingLoop loop(model, opt, pg);
+  loop.fit(x);
+}
+
+// A sharded optimizer: each rank owns a slice of the flattened parameters,
+// and the constructor all-gathers the slices into every replica's
+// parameters, so they start equal without a seed or a broadcast.
+class ShardedSGD {
+public:
+  ShardedSGD(std::vector<torch::Tensor> params, PG pg) : params_(params), pg_(pg) {
+    std::vector<torch::Tensor> parts;
+    for (auto &p : params_)
+      parts.push_back(p.detach().reshape({-1}));
+    auto flat = torch::cat(parts);
+    const int64_t n = flat.numel() / pg_->getSize();
+    slice_ = flat.narrow(0, pg_->getRank() * n, n).clone();
+    opt_ = std::make_unique<torch::optim::SGD>(std::vector<torch::Tensor>{slice_},
+                                               torch::optim::SGDOptions(0.1));
+    assemble();
+  }
+  void step() {
+    opt_->step();
+    assemble();
+  }
+
+private:
+  void assemble() {
+    auto whole = torch::zeros({slice_.numel() * pg_->getSize()});
+    pg_->_allgather_base(whole, slice_)->wait();
+    int64_t offset = 0;
+    for (auto &p : params_) {
+      p.copy_(whole.narrow(0, offset, p.numel()).view_as(p));
+      offset += p.numel();
+    }
+  }
+  std::vector<torch::Tensor> params_;
+  PG pg_;
+  torch::Tensor slice_;
+  std::unique_ptr<torch::optim::SGD> opt_;
+};
+
+void negative_sharded_optimizer_assembles(PG pg, torch::Tensor x) {
+  Net model;
+  ShardedSGD opt(model->parameters(), pg);
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
+
+// A helper that broadcasts the parameters before it steps.
+void broadcast_then_train(Net &model, torch::optim::Optimizer &opt,
+                          c10d::ProcessGroup &pg, const torch::Tensor &x) {
+  broadcast_parameters(pg, model);
+  train_steps(model, opt, pg, x);
+}
+
+void negative_helper_broadcasts_first(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  broadcast_then_train(model, opt, *pg, x);
+}
+
+// An averaged copy cloned from the broadcast model starts equal too; the
+// helper that steps is handed both.
+void train_with_average(Net &model, NetImpl &average, torch::optim::Optimizer &opt,
+                        c10d::ProcessGroup &pg, const torch::Tensor &x) {
+  train_steps(model, opt, pg, x);
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < average.parameters().size(); ++i)
+    average.parameters()[i].mul_(0.99).add_(model->parameters()[i], 0.01);
+}
+
+void negative_cloned_average(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  broadcast_parameters(*pg, model);
+  auto average = std::dynamic_pointer_cast<NetImpl>(model->clone());
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  train_with_average(model, *average, opt, *pg, x);
+}
+
+// The helper that steps trains another model, built and broadcast there.
+void train_teacher(PG pg, torch::Tensor x) {
+  Net teacher;
+  broadcast_parameters(*pg, teacher);
+  torch::optim::SGD opt(teacher->parameters(), torch::optim::SGDOptions(0.1));
+  train_steps(teacher, opt, *pg, x);
+}
+
+void negative_unrelated_steps(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net probe; // evaluated only, never stepped
+  train_teacher(pg, x);
+  probe->forward(x);
+}
+
 
 // The same seed on every rank, without a broadcast: the same start.
 void negative_common_seed(PG pg, torch::Tensor x) {
@@ -148,7 +381,7 @@ void negative_single_process(torch::Tensor x) {
 
 void train_elsewhere(Net &model, c10d::ProcessGroup &pg, torch::Tensor x);
 
-// The training steps run in another function.
+// The training steps run in a function of another translation unit.
 void false_negative_steps_elsewhere(PG pg, torch::Tensor x) {
   torch::manual_seed(pg->getRank());
   Net model;

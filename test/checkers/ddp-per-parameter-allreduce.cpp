@@ -115,6 +115,24 @@ void waited_after_loop(Net &model, c10d::ProcessGroup &pg) {
     work->wait();
 }
 
+// The buffer kept in a vector declared before the loop, reduced through
+// back() (frozen parameters skipped on every rank alike).
+void appended_then_back(Net &model, c10d::ProcessGroup &pg) {
+  std::vector<c10::intrusive_ptr<c10d::Work>> works;
+  std::vector<std::vector<at::Tensor>> buffers;
+  buffers.reserve(model->named_parameters().size());
+  for (auto &item : model->named_parameters()) {
+    if (!item.value().requires_grad())
+      continue;
+    buffers.push_back({item.value().grad()});
+    works.push_back(pg.allreduce(buffers.back()));
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: one allreduce per parameter: each tensor is a separate collective
+    // CHECK-MESSAGES: :[[@LINE-6]]:3: note: loop over the parameters here
+  }
+  for (auto &work : works)
+    work->wait();
+}
+
 //===----------------------------------------------------------------------===//
 // Correct patterns
 //===----------------------------------------------------------------------===//
@@ -158,6 +176,15 @@ void negative_metric_per_batch(c10d::ProcessGroup &pg,
     std::vector<at::Tensor> tensors{loss.detach()};
     pg.allreduce(tensors)->wait();
   }
+}
+
+// The loop only fills the bucket; the one collective reduces what was
+// appended last, after the loop.
+void negative_back_after_loop(Net &model, c10d::ProcessGroup &pg) {
+  std::vector<std::vector<at::Tensor>> buckets(1);
+  for (auto &p : model->parameters())
+    buckets.back().push_back(p.grad());
+  pg.allreduce_coalesced(buckets.back())->wait();
 }
 
 // A loop whose collective does not depend on the loop variable.

@@ -126,6 +126,32 @@ void mpi_sum(Net &model) {
   }
 }
 
+// The ranks' coordinates kept in a struct filled by MPI: only the field
+// MPI_Comm_size writes is the world size.
+struct Cluster {
+  int id = 0;
+  int members = 1;
+  int gpus_per_node = 1;
+};
+
+Cluster join_cluster() {
+  Cluster cluster;
+  MPI_Comm_rank(MPI_COMM_WORLD, &cluster.id);
+  MPI_Comm_size(MPI_COMM_WORLD, &cluster.members);
+  return cluster;
+}
+
+// Divided by the wrong field of the struct.
+void mpi_divided_by_another_field(const Cluster &cluster, Net &model) {
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    MPI_Allreduce(MPI_IN_PLACE, grad.data_ptr(), grad.numel(), MPI_FLOAT, MPI_SUM,
+    // CHECK-MPI: :[[@LINE-1]]:5: warning: 'MPI_Allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step
+                  MPI_COMM_WORLD);
+    grad.div_(cluster.gpus_per_node);
+  }
+}
+
 void nccl_sum(Net &model, ncclComm_t comm, cudaStream_t stream) {
   for (auto &p : model->parameters()) {
     float *data = p.mutable_grad().data_ptr<float>();
@@ -331,6 +357,17 @@ void mpi_raw_buffer(Net &model, std::vector<float> &buffer) {
     buffer[i] /= nprocs;
 }
 
+// The world size MPI_Comm_size wrote into a struct's field, read in another
+// function.
+void mpi_divided_by_the_size_field(const Cluster &cluster, Net &model) {
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    MPI_Allreduce(MPI_IN_PLACE, grad.data_ptr(), grad.numel(), MPI_FLOAT, MPI_SUM,
+                  MPI_COMM_WORLD);
+    grad.mul_(1.0 / cluster.members);
+  }
+}
+
 // MPI_MAX is not a sum.
 void mpi_max(Net &model) {
   for (auto &p : model->parameters()) {
@@ -418,6 +455,29 @@ struct Trainer {
   c10::intrusive_ptr<c10d::ProcessGroup> pg_;
   int64_t ranks_;
 };
+
+// The world size handed to a constructor, kept in a field of an unremarkable
+// name.
+class Averager {
+public:
+  Averager(c10d::ProcessGroup &pg, int64_t count) : pg_(pg), count_(count) {}
+  void sync(Net &model) {
+    for (auto &p : model->parameters()) {
+      std::vector<at::Tensor> grads{p.grad()};
+      pg_.allreduce(grads)->wait();
+      p.grad().div_(count_);
+    }
+  }
+
+private:
+  c10d::ProcessGroup &pg_;
+  int64_t count_;
+};
+
+void averaged_by_a_constructed_helper(c10d::ProcessGroup &pg, Net &model) {
+  Averager averager(pg, pg.getSize());
+  averager.sync(model);
+}
 
 // Averaged by a function defined elsewhere, handed the gradients and
 // 1 / world size.

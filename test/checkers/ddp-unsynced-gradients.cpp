@@ -288,9 +288,100 @@ void sync_before_closure(c10d::ProcessGroup &pg, Net &model,
   // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with them here
 }
 
+// Gradient hooks copy each gradient into a slot of one flat bucket; the
+// bucket is reduced by launch(), and write_back() copies it into the
+// gradients.
+class FlatBucket {
+public:
+  explicit FlatBucket(const std::vector<torch::Tensor> &params) : params_(params) {
+    int64_t total = 0;
+    for (const auto &p : params_)
+      total += p.numel();
+    storage_ = torch::zeros({total});
+    int64_t offset = 0;
+    for (auto &p : params_) {
+      auto slot = storage_.narrow(0, offset, p.numel());
+      offset += p.numel();
+      slots_.push_back(slot);
+      p.register_hook([slot](torch::Tensor grad) { slot.copy_(grad.reshape({-1})); });
+    }
+  }
+  c10::intrusive_ptr<c10d::Work> launch(c10d::ProcessGroup &pg) {
+    payload_ = {storage_};
+    return pg.allreduce(payload_);
+  }
+  void write_back() {
+    for (size_t i = 0; i < params_.size(); ++i)
+      params_[i].mutable_grad().copy_(slots_[i].view_as(params_[i]));
+  }
+
+private:
+  std::vector<torch::Tensor> params_, slots_;
+  torch::Tensor storage_;
+  std::vector<at::Tensor> payload_;
+};
+
+// The bucket is written back, but never reduced.
+void bucket_never_launched(c10d::ProcessGroup &pg, Net &model, FlatBucket &bucket,
+                           torch::optim::SGD &optimizer, std::vector<Batch> &batches) {
+  for (auto &batch : batches) {
+    optimizer.zero_grad();
+    (F::mse_loss(model->forward(batch.data), batch.target) / pg.getSize()).backward();
+    bucket.write_back();
+    optimizer.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: the optimizer steps with gradients no rank shares
+    // CHECK-MESSAGES: :[[@LINE-4]]:76: note: gradients computed by backward() here
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Correct patterns
 //===----------------------------------------------------------------------===//
+
+// A replica object runs backward() and then reduces the accumulated
+// gradients, unless a no_sync-like guard turned the reduction off for the
+// micro-batches that only accumulate.
+class AccumulatingReplica {
+public:
+  AccumulatingReplica(Net model, c10d::ProcessGroup &pg) : model_(model), pg_(pg) {}
+  void backward(const torch::Tensor &loss) {
+    loss.backward();
+    if (!reduce_)
+      return;
+    average_parameters_grads(pg_, model_);
+  }
+  void set_reduce(bool reduce) { reduce_ = reduce; }
+
+private:
+  Net model_;
+  c10d::ProcessGroup &pg_;
+  bool reduce_ = true;
+};
+
+void accumulate_without_sync(AccumulatingReplica &replica, Net &model,
+                             torch::optim::SGD &optimizer, std::vector<Batch> &batches) {
+  optimizer.zero_grad();
+  replica.set_reduce(false);
+  for (size_t i = 0; i + 1 < batches.size(); ++i)
+    replica.backward(F::mse_loss(model->forward(batches[i].data), batches[i].target));
+  replica.set_reduce(true);
+  replica.backward(F::mse_loss(model->forward(batches.back().data), batches.back().target));
+  optimizer.step();
+}
+
+// The bucket the hooks filled is reduced before the step (what the hooks
+// write into the slots, views of the bucket, lands in the bucket).
+void bucket_launched(c10d::ProcessGroup &pg, Net &model, FlatBucket &bucket,
+                     torch::optim::SGD &optimizer, std::vector<Batch> &batches) {
+  for (auto &batch : batches) {
+    optimizer.zero_grad();
+    (F::mse_loss(model->forward(batch.data), batch.target) / pg.getSize()).backward();
+    auto work = bucket.launch(pg);
+    work->wait();
+    bucket.write_back();
+    optimizer.step();
+  }
+}
 
 // Single-process training: nothing distributed in sight.
 void single_process(Net &model, std::vector<Batch> &batches) {
