@@ -143,8 +143,12 @@ std::string bugClause(ScenarioKind Kind, const VariantOutcome &V,
                       double Timeout) {
   switch (Kind) {
   case ScenarioKind::Hang:
-    return "hang, the ranks did not finish within " +
-           llvm::formatv("{0}", Timeout).str() + " s and were killed";
+  {
+    char Seconds[32];
+    std::snprintf(Seconds, sizeof(Seconds), "%g", Timeout);
+    return std::string("hang, the ranks did not finish within ") + Seconds +
+           " s and were killed";
+  }
   case ScenarioKind::DataOrder:
     return V.Verdict == "same-order"
                ? "every epoch replayed the previous epoch's data order "
