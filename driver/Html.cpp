@@ -67,10 +67,14 @@ std::string plural(size_t N, StringRef One, StringRef Many) {
 /// How a run-time verdict bears on the finding: "confirmed" when the run
 /// showed the failure (divergence, a hang, a crash, a replayed order, a
 /// gradient off by a factor), "clean" when it did not, else "neutral".
+/// `ddp-harness confirm` writes "confirmed" (the buggy variant showed the
+/// bug and the fix did not) or "not confirmed", which stays neutral: it
+/// says the run did not show the bug, not that the code is right.
 StringRef verdictClass(StringRef Verdict) {
   std::string V = Verdict.lower();
   StringRef Lower = V;
-  for (StringRef Bad : {"diverged", "hang", "crash", "same-order", "overlap"})
+  for (StringRef Bad :
+       {"confirmed", "diverged", "hang", "crash", "same-order", "overlap"})
     if (Lower.startswith(Bad))
       return "confirmed";
   // "consistent, gradient 2.00x the average"

@@ -16,6 +16,7 @@ namespace ddpharness {
 int runCommand(const std::vector<std::string> &Args);
 int compareCommand(const std::vector<std::string> &Args);
 int scenariosCommand(const std::vector<std::string> &Args);
+int confirmCommand(const std::vector<std::string> &Args);
 
 /// Prints "ddp-harness <command>: error: <message>" to stderr and returns
 /// ExitHarnessError.

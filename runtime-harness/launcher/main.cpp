@@ -32,6 +32,8 @@ const Subcommand Subcommands[] = {
      compareCommand},
     {"scenarios", "run every scenario of ddp-scenario and measure verdicts",
      scenariosCommand},
+    {"confirm", "run the scenarios behind ddplint's findings; annotate them",
+     confirmCommand},
 };
 
 void printUsage(FILE *To) {

@@ -8,7 +8,7 @@ import lit.formats
 config.name = "ddp-harness-launcher"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".test"]
-config.excludes = ["tools", "CMakeLists.txt"]
+config.excludes = ["Inputs", "tools", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 
 src = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))

@@ -12,7 +12,7 @@ import lit.formats
 config.name = "ddp-harness-scenarios"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".test"]
-config.excludes = ["tools", "CMakeLists.txt"]
+config.excludes = ["Inputs", "tools", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 
 src = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -52,6 +52,7 @@ here = os.path.dirname(__file__)
 launcher_tools = os.path.join(here, "..", "launcher", "tools")
 config.substitutions.extend([
     ("%harness", os.path.join(obj, "bin", "ddp-harness")),
+    ("%ddplint", os.path.join(obj, "bin", "ddplint")),
     ("%scenario", scenario),
     ("%tools", os.path.join(obj, "test", "harness", "scenarios", "tools")),
     ("%expect_exit", os.path.join(src, "test", "tools", "expect-exit")),

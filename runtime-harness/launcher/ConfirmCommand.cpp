@@ -1,0 +1,429 @@
+//===- ConfirmCommand.cpp - ddp-harness confirm ---------------------------===//
+//
+// ddp-harness confirm FINDINGS [--nproc N] [--output FILE] ...
+//
+// Turns ddplint's static findings into run-time evidence. For every check
+// that has findings and a scenario in ddp-scenario, it runs the scenario's
+// buggy variant and one fixed variant on real ranks, once per check, and
+// writes the findings back with `runtime: {verdict, evidence, svg}` on each
+// finding of that check. The findings file is ddplint's JSON document (or a
+// bare array of findings) or a SARIF log; the output has the input's format.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+#include "ExitCodes.h"
+#include "Launcher.h"
+#include "Options.h"
+#include "Process.h"
+#include "Report.h"
+#include "RunDirectory.h"
+#include "Scenarios.h"
+#include "Svg.h"
+#include "Verdict.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+using namespace ddpharness;
+namespace json = llvm::json;
+
+namespace {
+
+const char *Cmd = "confirm";
+
+enum class InputFormat { Json, Sarif };
+
+/// A finding's object inside the parsed document and the check it names.
+/// The pointers stay valid: the document is not resized while they live.
+struct FindingRef {
+  std::string Check;
+  json::Object *Object;
+};
+
+/// Finds the findings in \p Doc: ddplint's document (`findings[]`), a bare
+/// array of findings, or SARIF (`runs[0].results[]`, check in `ruleId`).
+llvm::Expected<std::vector<FindingRef>>
+collectFindings(json::Value &Doc, const std::string &Format,
+                InputFormat &Detected) {
+  auto error = [](const std::string &Message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
+  };
+  json::Array *List = nullptr;
+  std::string CheckKey = "check";
+  json::Object *Top = Doc.getAsObject();
+  bool LooksSarif = Top && Top->get("runs");
+  if (Format == "sarif" || (Format == "auto" && LooksSarif)) {
+    Detected = InputFormat::Sarif;
+    json::Array *Runs = Top ? Top->getArray("runs") : nullptr;
+    json::Object *Run =
+        Runs && !Runs->empty() ? (*Runs)[0].getAsObject() : nullptr;
+    List = Run ? Run->getArray("results") : nullptr;
+    if (!List)
+      return error("not a SARIF log with runs[0].results");
+    CheckKey = "ruleId";
+  } else {
+    Detected = InputFormat::Json;
+    if (Top)
+      List = Top->getArray("findings");
+    else
+      List = Doc.getAsArray();
+    if (!List)
+      return error("not a ddplint findings document: expected an object "
+                   "with a \"findings\" array, a bare array of findings, or "
+                   "a SARIF log");
+  }
+  std::vector<FindingRef> Out;
+  for (size_t I = 0; I < List->size(); ++I) {
+    json::Object *F = (*List)[I].getAsObject();
+    std::optional<llvm::StringRef> Check =
+        F ? F->getString(CheckKey) : std::nullopt;
+    if (!Check)
+      return error("finding " + std::to_string(I) + " has no \"" + CheckKey +
+                   "\" string");
+    Out.push_back({Check->str(), F});
+  }
+  return Out;
+}
+
+/// Whether a variant's measurement shows the bug its scenario demonstrates,
+/// shows it absent, or shows neither (a crash, no probe data).
+enum class Shows { Bug, Clean, Neither };
+
+std::optional<double> gradRatio(const VariantOutcome &V) {
+  if (std::optional<double> R = V.Metrics.getNumber("grad_ratio"))
+    if (std::isfinite(*R))
+      return R;
+  return std::nullopt;
+}
+
+Shows classify(ScenarioKind Kind, const VariantOutcome &V) {
+  if (V.HarnessError)
+    return Shows::Neither;
+  llvm::StringRef Verdict = V.Verdict;
+  if (Kind == ScenarioKind::Hang)
+    return V.Process == ProcessVerdict::Hang ? Shows::Bug
+           : V.Process == ProcessVerdict::Ok ? Shows::Clean
+                                             : Shows::Neither;
+  // For the other kinds a hung or crashed run measured nothing about the
+  // bug.
+  if (V.Process != ProcessVerdict::Ok)
+    return Shows::Neither;
+  switch (Kind) {
+  case ScenarioKind::DataOrder:
+    if (Verdict.startswith("same-order") || Verdict.contains("overlap"))
+      return Shows::Bug;
+    return Verdict == "reshuffled" ? Shows::Clean : Shows::Neither;
+  case ScenarioKind::GradientScale: {
+    std::optional<double> R = gradRatio(V);
+    if (!R)
+      return Shows::Neither;
+    // The same tolerance as the report's colouring: the ratio is a mean of
+    // float norms, exact 1.0 only up to rounding.
+    return std::fabs(*R - 1.0) > 0.01 ? Shows::Bug : Shows::Clean;
+  }
+  default:
+    if (Verdict.startswith("diverged"))
+      return Shows::Bug;
+    return Verdict == "consistent" ? Shows::Clean : Shows::Neither;
+  }
+}
+
+std::string number(double D) { return llvm::formatv("{0:f3}", D).str(); }
+
+/// What the buggy variant showed, as a clause of the evidence sentence.
+std::string bugClause(ScenarioKind Kind, const VariantOutcome &V,
+                      double Timeout) {
+  switch (Kind) {
+  case ScenarioKind::Hang:
+  {
+    char Seconds[32];
+    std::snprintf(Seconds, sizeof(Seconds), "%g", Timeout);
+    return std::string("hang, the ranks did not finish within ") + Seconds +
+           " s and were killed";
+  }
+  case ScenarioKind::DataOrder:
+    return V.Verdict == "same-order"
+               ? "every epoch replayed the previous epoch's data order "
+                 "(same-order)"
+               : "data order " + V.Verdict;
+  case ScenarioKind::GradientScale:
+    return "the ranks stepped with a gradient " +
+           llvm::formatv("{0:f2}", *gradRatio(V)).str() +
+           "x the average of their local gradients";
+  default: {
+    std::string S = "replicas diverged";
+    if (V.FirstDivergentStep)
+      S += " at step " + std::to_string(*V.FirstDivergentStep);
+    if (V.MaxDrift)
+      S += ", max drift " + number(*V.MaxDrift);
+    return S;
+  }
+  }
+}
+
+/// What the fixed variant showed, when it was clean.
+std::string cleanClause(ScenarioKind Kind, const VariantOutcome &V) {
+  switch (Kind) {
+  case ScenarioKind::Hang:
+    return "finished";
+  case ScenarioKind::DataOrder:
+    return "reshuffled every epoch";
+  case ScenarioKind::GradientScale:
+    return "stepped with " + llvm::formatv("{0:f2}", *gradRatio(V)).str() +
+           "x the average";
+  default:
+    return "stayed consistent";
+  }
+}
+
+std::string backendName(const std::string &B) {
+  return B == "nccl" ? "NCCL" : B == "gloo" ? "Gloo" : B;
+}
+
+struct CheckResult {
+  std::string Verdict, Evidence, Svg;
+};
+
+} // namespace
+
+int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
+  int NumRanks = 2, Steps = 0;
+  std::string Findings, Output, Format = "auto", Backend = "gloo", RunDir;
+  double HangTimeout = 10, RunTimeout = 300, Grace = 2;
+  bool Verbose = false;
+  OptionParser Parser(Cmd, "confirm FINDINGS [--nproc N] [--output FILE] "
+                           "[--format auto|json|sarif]");
+  Parser.addPositional("FINDINGS", &Findings, /*Required=*/true);
+  Parser.addInt("nproc", &NumRanks, 1, "N", "ranks per run (default 2)");
+  Parser.addString("output", &Output, "FILE",
+                   "write the annotated findings here (default: stdout)");
+  Parser.addChoice("format", &Format, {"auto", "json", "sarif"},
+                   "the findings file's format: ddplint's JSON document or "
+                   "SARIF (default: auto, SARIF when it has \"runs\")");
+  Parser.addChoice("backend", &Backend, {"gloo", "nccl"},
+                   "DDP_HARNESS_BACKEND for the ranks (default gloo)");
+  Parser.addSeconds("timeout", &HangTimeout,
+                    "timeout for scenarios of kind hang (default 10)");
+  Parser.addSeconds("run-timeout", &RunTimeout,
+                    "timeout for the other kinds (default 300)");
+  Parser.addSeconds("grace", &Grace,
+                    "grace after a crash and before SIGKILL (default 2)");
+  Parser.addInt("steps", &Steps, 1, "K", "pass --steps K to every scenario");
+  Parser.addString("run-dir", &RunDir, "DIR",
+                   "root of the run directories (default: a new directory "
+                   "under $TMPDIR/ddp-harness)");
+  Parser.addFlag("verbose", &Verbose, "stream the ranks' output to stderr");
+  if (llvm::Error E = Parser.parse(Args))
+    return reportHarnessError(Cmd, llvm::toString(std::move(E)) + "\n" +
+                                       Parser.usage());
+  if (Parser.helpRequested()) {
+    std::fputs(Parser.usage().c_str(), stdout);
+    return ExitOk;
+  }
+
+  // The input first: a bad findings file is reported before any rank runs.
+  auto Buffer = llvm::MemoryBuffer::getFileOrSTDIN(Findings, /*IsText=*/true);
+  if (!Buffer)
+    return reportHarnessError(Cmd, "cannot read '" + Findings +
+                                       "': " + Buffer.getError().message());
+  llvm::Expected<json::Value> Parsed = json::parse((*Buffer)->getBuffer());
+  if (!Parsed)
+    return reportHarnessError(Cmd, "'" + Findings + "' is not JSON: " +
+                                       llvm::toString(Parsed.takeError()));
+  json::Value Doc = std::move(*Parsed);
+  InputFormat Detected = InputFormat::Json;
+  llvm::Expected<std::vector<FindingRef>> Refs =
+      collectFindings(Doc, Format, Detected);
+  if (!Refs)
+    return reportHarnessError(Cmd, "'" + Findings + "': " +
+                                       llvm::toString(Refs.takeError()));
+
+  // Distinct checks in the order their first finding appears.
+  std::vector<std::string> Checks;
+  std::map<std::string, unsigned> PerCheck;
+  for (const FindingRef &R : *Refs)
+    if (PerCheck[R.Check]++ == 0)
+      Checks.push_back(R.Check);
+
+  std::map<std::string, CheckResult> Results;
+  bool HarnessError = false;
+  if (!Checks.empty()) {
+    std::string Requested = scenarioProgram();
+    llvm::Expected<std::string> Program = resolveExecutable(Requested);
+    if (!Program) {
+      llvm::consumeError(Program.takeError());
+      return reportHarnessError(
+          Cmd, "scenario program not found or not executable: '" + Requested +
+                   "' (build the ddp-scenario target, or point "
+                   "DDP_HARNESS_SCENARIO_BIN at it)");
+    }
+    std::vector<std::string> Warnings;
+    unsigned Skipped = 0;
+    llvm::Expected<std::vector<ScenarioInfo>> Listed =
+        listScenarios(*Program, Warnings, Skipped);
+    if (!Listed)
+      return reportHarnessError(Cmd, llvm::toString(Listed.takeError()));
+    for (const std::string &W : Warnings)
+      std::fprintf(stderr, "ddp-harness confirm: warning: %s\n", W.c_str());
+    HarnessError |= Skipped > 0;
+
+    std::vector<std::pair<std::string, const ScenarioInfo *>> ToRun;
+    for (const std::string &Check : Checks) {
+      const ScenarioInfo *Found = nullptr;
+      for (const ScenarioInfo &S : *Listed)
+        if (S.Check == Check && llvm::is_contained(S.Variants, "buggy")) {
+          Found = &S;
+          break;
+        }
+      if (Found)
+        ToRun.push_back({Check, Found});
+      else
+        std::fprintf(stderr,
+                     "ddp-harness confirm: %s: no scenario demonstrates this "
+                     "check; its %u finding%s left without runtime "
+                     "evidence\n",
+                     Check.c_str(), PerCheck[Check],
+                     PerCheck[Check] == 1 ? " is" : "s are");
+    }
+
+    if (!ToRun.empty()) {
+      llvm::Expected<std::string> Root = makeFreshDirectory(RunDir, Cmd);
+      if (!Root)
+        return reportHarnessError(Cmd, llvm::toString(Root.takeError()));
+      VariantOptions VOpts;
+      VOpts.Command = Cmd;
+      VOpts.NumRanks = NumRanks;
+      VOpts.Backend = Backend;
+      VOpts.HangTimeout = HangTimeout;
+      VOpts.RunTimeout = RunTimeout;
+      VOpts.Grace = Grace;
+      VOpts.Steps = Steps;
+      // stdout may carry the annotated document: the ranks' output never
+      // goes there.
+      VOpts.Output =
+          Verbose ? RankOutput::StreamToStderr : RankOutput::LogOnly;
+
+      for (const auto &[Check, S] : ToRun) {
+        // The buggy variant against the scenario's first fix.
+        std::string Fixed;
+        for (const std::string &V : S->Variants)
+          if (V != "buggy") {
+            Fixed = V;
+            break;
+          }
+        std::string Dir = *Root + "/" + S->Name;
+        VariantOutcome Bug =
+            runScenarioVariant(*Program, *S, "buggy", Dir + "/buggy", VOpts);
+        if (!Bug.HarnessError && Bug.Process == ProcessVerdict::Interrupted) {
+          std::fprintf(stderr, "ddp-harness confirm: interrupted\n");
+          return 128 + Bug.InterruptSignal;
+        }
+        std::optional<VariantOutcome> Fix;
+        if (!Fixed.empty()) {
+          Fix = runScenarioVariant(*Program, *S, Fixed, Dir + "/" + Fixed,
+                                   VOpts);
+          if (!Fix->HarnessError &&
+              Fix->Process == ProcessVerdict::Interrupted) {
+            std::fprintf(stderr, "ddp-harness confirm: interrupted\n");
+            return 128 + Fix->InterruptSignal;
+          }
+        }
+        if (Bug.HarnessError || (Fix && Fix->HarnessError)) {
+          // Nothing was measured: the findings keep no evidence rather than
+          // a verdict about a run that did not happen.
+          HarnessError = true;
+          std::fprintf(stderr,
+                       "ddp-harness confirm: %s: scenario %s could not run; "
+                       "its findings are left without runtime evidence\n",
+                       Check.c_str(), S->Name.c_str());
+          continue;
+        }
+
+        Shows BugShows = classify(S->Kind, Bug);
+        Shows FixShows = Fix ? classify(S->Kind, *Fix) : Shows::Clean;
+        bool Confirmed = BugShows == Shows::Bug && FixShows == Shows::Clean;
+        std::string Context = "(scenario " + S->Name + ", " +
+                              std::to_string(NumRanks) + " rank" +
+                              (NumRanks == 1 ? "" : "s") + ", " +
+                              backendName(Backend) + ")";
+        CheckResult R;
+        R.Verdict = Confirmed ? "confirmed" : "not confirmed";
+        if (Confirmed) {
+          R.Evidence = "confirmed: " +
+                       bugClause(S->Kind, Bug, VOpts.HangTimeout) + " " +
+                       Context;
+          if (Fix)
+            R.Evidence += "; the fixed variant (" + Fixed + ") " +
+                          cleanClause(S->Kind, *Fix);
+        } else {
+          R.Evidence = "not confirmed: the buggy variant measured '" +
+                       Bug.Verdict + "'";
+          if (Fix)
+            R.Evidence +=
+                ", the fixed variant (" + Fixed + ") '" + Fix->Verdict + "'";
+          R.Evidence += " " + Context;
+        }
+
+        std::vector<DriftSeries> Series;
+        if (Bug.Series)
+          Series.push_back(*Bug.Series);
+        if (Fix && Fix->Series)
+          Series.push_back(*Fix->Series);
+        // A drift picture only where the probe recorded steps: a hang or a
+        // data-order run may have none to draw.
+        if (!Series.empty()) {
+          std::string SvgPath = Dir + "/drift.svg";
+          if (llvm::Error E = writeFileAtomically(
+                  SvgPath, driftSvg("Cross-rank drift: " + S->Name + " (" +
+                                        Check + ")",
+                                    Series)))
+            std::fprintf(stderr, "ddp-harness confirm: warning: %s\n",
+                         llvm::toString(std::move(E)).c_str());
+          else
+            R.Svg = SvgPath;
+        }
+        std::fprintf(stderr, "ddp-harness confirm: %s: %s\n", Check.c_str(),
+                     R.Evidence.c_str());
+        Results[Check] = std::move(R);
+      }
+    }
+  }
+
+  for (FindingRef &F : *Refs) {
+    auto It = Results.find(F.Check);
+    if (It == Results.end())
+      continue;
+    const CheckResult &R = It->second;
+    json::Object Runtime{{"verdict", R.Verdict}, {"evidence", R.Evidence}};
+    if (!R.Svg.empty())
+      Runtime["svg"] = R.Svg;
+    if (Detected == InputFormat::Sarif) {
+      // SARIF keeps tool-specific data in a property bag.
+      json::Object *Props = F.Object->getObject("properties");
+      if (!Props) {
+        (*F.Object)["properties"] = json::Object{};
+        Props = F.Object->getObject("properties");
+      }
+      (*Props)["runtime"] = std::move(Runtime);
+    } else {
+      (*F.Object)["runtime"] = std::move(Runtime);
+    }
+  }
+
+  std::string Text = llvm::formatv("{0:2}", Doc).str() + "\n";
+  if (Output.empty() || Output == "-") {
+    llvm::outs() << Text;
+    llvm::outs().flush();
+  } else if (llvm::Error E = writeFileAtomically(Output, Text)) {
+    return reportHarnessError(Cmd, llvm::toString(std::move(E)));
+  }
+  return HarnessError ? ExitHarnessError : ExitOk;
+}
