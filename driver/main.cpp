@@ -12,6 +12,7 @@
 
 #include "Analysis.h"
 #include "Finding.h"
+#include "Fixes.h"
 #include "Options.h"
 #include "Output.h"
 #include "Subcommands.h"
@@ -323,8 +324,11 @@ int main(int Argc, const char **Argv) {
   std::vector<Finding> Findings, CompileErrors;
   if (!Files.empty()) {
     Analyser Analysis(std::move(OptionsProvider), BaseFS);
+    std::vector<UnitResult> Units; // for --fix: each unit's own findings
     for (const std::string &File : Files) {
       UnitResult Unit = Analysis.run(*Compilations, File);
+      if (fixesRequested())
+        Units.push_back(Unit);
       if (!Unit.ToolError.empty()) {
         WithColor::error(errs(), "ddplint") << Unit.ToolError << "\n";
         ToolErrors.push_back(Unit.ToolError);
@@ -342,6 +346,16 @@ int main(int Argc, const char **Argv) {
                   Failed ? ExitToolError
                          : Findings.empty() ? ExitClean : ExitFindings};
     if (!emitReport(Result))
+      Failed = true;
+    if (!exportFixesIfRequested(Findings))
+      Failed = true;
+    // After the report, whose snippets show the code as it was analysed.
+    if (!applyFixesIfRequested(Units, [&](StringRef File) -> std::optional<size_t> {
+          UnitResult Again = Analysis.run(*Compilations, File);
+          if (!Again.ToolError.empty())
+            return std::nullopt;
+          return Again.CompileErrors.size();
+        }))
       Failed = true;
     if (!CompileErrors.empty()) {
       // Apart from the findings, once: what clang could not build. The checks
