@@ -3,7 +3,8 @@
 test needs, offline:
   WORKDIR/hooks    a git repository holding this checkout's
                    .pre-commit-hooks.yaml and scripts/pre-commit-ddplint,
-                   committed, as pre-commit expects of a hook repository;
+                   committed and tagged, as pre-commit expects of a hook
+                   repository;
   WORKDIR/project  a git repository whose .pre-commit-config.yaml points at
                    it by path and commit, with a compile database in build/
                    that gives the mock LibTorch headers."""
@@ -30,6 +31,7 @@ shutil.copy(os.path.join(src, "scripts", "pre-commit-ddplint"),
 git(hooks, "init", "-q")
 git(hooks, "add", ".")
 git(hooks, "commit", "-q", "-m", "hooks")
+git(hooks, "tag", "v0.1.0")  # the release docs/integrations.md names
 rev = subprocess.run(["git", "-C", hooks, "rev-parse", "HEAD"], check=True,
                      capture_output=True, text=True).stdout.strip()
 
