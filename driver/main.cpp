@@ -342,12 +342,13 @@ int main(int Argc, const char **Argv) {
     sortAndUnique(Findings);
     sortAndUnique(CompileErrors);
 
+    // Before the report, so that its exit code counts a failed export.
+    if (!exportFixesIfRequested(Findings))
+      Failed = true;
     Report Result{Findings, CompileErrors, ToolErrors, Enabled,
                   Failed ? ExitToolError
                          : Findings.empty() ? ExitClean : ExitFindings};
     if (!emitReport(Result))
-      Failed = true;
-    if (!exportFixesIfRequested(Findings))
       Failed = true;
     // After the report, whose snippets show the code as it was analysed.
     if (!applyFixesIfRequested(Units, [&](StringRef File) -> std::optional<size_t> {
