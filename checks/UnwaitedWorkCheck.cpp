@@ -11,6 +11,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -298,6 +299,16 @@ void UnwaitedWorkCheck::checkDiscarded(const CallExpr &Call,
        "with it; call wait() on the result, or keep it and wait before the "
        "tensors are used")
       << Call.getDirectCallee();
+  // Waiting right away is correct but serialises a collective the author may
+  // have meant to overlap with other work, so the edit is offered on a note:
+  // a suggestion that ddplint --fix-unsafe (clang-tidy --fix-notes) applies
+  // and --fix leaves alone.
+  SourceLocation End = Lexer::getLocForEndOfToken(
+      Call.getEndLoc(), 0, Context.getSourceManager(), Context.getLangOpts());
+  if (End.isValid() && !Call.getBeginLoc().isMacroID() &&
+      Vocabulary::isPointerLikeHandle(Call.getType()))
+    diag(End, "wait for the collective here", DiagnosticIDs::Note)
+        << FixItHint::CreateInsertion(End, "->wait()");
 }
 
 void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,

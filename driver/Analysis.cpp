@@ -5,6 +5,7 @@
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/Basic/Stack.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -14,6 +15,7 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/thread.h"
 
 using namespace clang;
 using namespace clang::tidy;
@@ -173,6 +175,17 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
   ClangTidyContext &Context = *this->Context;
   UnitResult Result;
   Result.File = File.str();
+  // ClangTool aborts the whole process when a command's directory is
+  // missing; a stale compile database must cost this unit, not the run.
+  for (const tooling::CompileCommand &Command :
+       Compilations.getCompileCommands(File))
+    if (!Command.Directory.empty() &&
+        !llvm::sys::fs::is_directory(Command.Directory)) {
+      Result.ToolError = "cannot analyse '" + Result.File +
+                         "': its compile command's directory '" +
+                         Command.Directory + "' does not exist";
+      return Result;
+    }
   tooling::ClangTool Tool(Compilations, {Result.File},
                           std::make_shared<PCHContainerOperations>(), BaseFS);
   Tool.appendArgumentsAdjuster(
@@ -197,7 +210,18 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
                              Preamble ? Preamble->PCH : std::string());
   // A unit that does not compile still yields what the checks found; its
   // errors come back as clang-diagnostic-error findings.
-  Tool.run(&Factory);
+  //
+  // Generated code can nest an expression tens of thousands deep. clang's
+  // parser moves to a fresh stack when its own runs low, but only on a
+  // thread whose stack bottom it knows, and the matchers and the checks'
+  // AST walks recurse as deep: run the unit on a thread with a large stack
+  // (reserved, not committed), as clang runs its compiler jobs.
+  constexpr unsigned StackSize = 512u << 20;
+  llvm::thread Worker(std::optional<unsigned>(StackSize), [&] {
+    noteBottomOfStack();
+    Tool.run(&Factory);
+  });
+  Worker.join();
 
   LineTable Lines;
   for (const ClangTidyError &E : DiagConsumer.take()) {

@@ -64,16 +64,21 @@ Finding toFinding(const clang::tidy::ClangTidyError &E, LineTable &Lines) {
                                                              : "warning";
   F.Message = E.Message.Message;
   F.Where = locationOf(E.BuildDirectory, E.Message.FilePath, E.Message.FileOffset, Lines);
+  auto FixesOf = [&](const clang::tooling::DiagnosticMessage &M) {
+    std::vector<Replacement> Fixes;
+    for (const auto &FileAndReplacements : M.Fix)
+      for (const clang::tooling::Replacement &R : FileAndReplacements.second) {
+        Replacement Out;
+        Out.Begin = locationOf(E.BuildDirectory, R.getFilePath().str(), R.getOffset(), Lines);
+        Out.Length = R.getLength();
+        Out.Text = R.getReplacementText().str();
+        Fixes.push_back(std::move(Out));
+      }
+    return Fixes;
+  };
   for (const clang::tooling::DiagnosticMessage &N : E.Notes)
-    F.Notes.push_back({N.Message, locationOf(E.BuildDirectory, N.FilePath, N.FileOffset, Lines)});
-  for (const auto &FileAndReplacements : E.Message.Fix)
-    for (const clang::tooling::Replacement &R : FileAndReplacements.second) {
-      Replacement Out;
-      Out.Begin = locationOf(E.BuildDirectory, R.getFilePath().str(), R.getOffset(), Lines);
-      Out.Length = R.getLength();
-      Out.Text = R.getReplacementText().str();
-      F.Fixes.push_back(std::move(Out));
-    }
+    F.Notes.push_back({N.Message, locationOf(E.BuildDirectory, N.FilePath, N.FileOffset, Lines), FixesOf(N)});
+  F.Fixes = FixesOf(E.Message);
   return F;
 }
 
@@ -93,15 +98,29 @@ json::Value toJSON(const RuntimeEvidence &R) {
   return std::move(O);
 }
 
+namespace {
+
+json::Array toJSON(const std::vector<Replacement> &Fixes) {
+  json::Array Out;
+  for (const Replacement &R : Fixes)
+    Out.push_back(json::Object{{"location", toJSON(R.Begin)},
+                               {"length", R.Length},
+                               {"replacement", R.Text}});
+  return Out;
+}
+
+} // namespace
+
 json::Value toJSON(const Finding &F) {
-  json::Array Notes, Fixes;
-  for (const Note &N : F.Notes)
-    Notes.push_back(json::Object{{"message", N.Message},
-                                 {"location", toJSON(N.Where)}});
-  for (const Replacement &R : F.Fixes)
-    Fixes.push_back(json::Object{{"location", toJSON(R.Begin)},
-                                 {"length", R.Length},
-                                 {"replacement", R.Text}});
+  json::Array Notes;
+  for (const Note &N : F.Notes) {
+    json::Object O{{"message", N.Message}, {"location", toJSON(N.Where)}};
+    // Only notes that carry a suggestion have the field.
+    if (!N.Fixes.empty())
+      O["fixes"] = toJSON(N.Fixes);
+    Notes.push_back(std::move(O));
+  }
+  json::Array Fixes = toJSON(F.Fixes);
   json::Object O{{"check", F.Check},
                  {"level", F.Level},
                  {"message", F.Message},
@@ -153,6 +172,29 @@ bool fromJSON(const json::Value &V, Location &L, json::Path P) {
          mapUnsigned(O, "offset", L.Offset, /*Optional=*/true);
 }
 
+namespace {
+
+/// The optional "fixes" array of a finding or a note.
+bool readFixes(const json::Object &O, std::vector<Replacement> &Out,
+               json::Path P) {
+  Out.clear();
+  const json::Array *Fixes = O.getArray("fixes");
+  if (!Fixes)
+    return true;
+  for (size_t I = 0; I < Fixes->size(); ++I) {
+    Replacement R;
+    json::ObjectMapper RO((*Fixes)[I], P.field("fixes").index(I));
+    if (!RO || !RO.map("location", R.Begin) ||
+        !mapUnsigned(RO, "length", R.Length) ||
+        !RO.map("replacement", R.Text))
+      return false;
+    Out.push_back(std::move(R));
+  }
+  return true;
+}
+
+} // namespace
+
 bool fromJSON(const json::Value &V, RuntimeEvidence &R, json::Path P) {
   json::ObjectMapper O(V, P);
   return O && O.map("verdict", R.Verdict) &&
@@ -178,22 +220,15 @@ bool fromJSON(const json::Value &V, Finding &F, json::Path P) {
       Note N;
       json::ObjectMapper NO((*Notes)[I], P.field("notes").index(I));
       if (!NO || !NO.map("message", N.Message) ||
-          !NO.map("location", N.Where))
+          !NO.map("location", N.Where) ||
+          !readFixes(*(*Notes)[I].getAsObject(), N.Fixes,
+                     P.field("notes").index(I)))
         return false;
       F.Notes.push_back(std::move(N));
     }
   }
-  if (const json::Array *Fixes = V.getAsObject()->getArray("fixes")) {
-    for (size_t I = 0; I < Fixes->size(); ++I) {
-      Replacement R;
-      json::ObjectMapper RO((*Fixes)[I], P.field("fixes").index(I));
-      if (!RO || !RO.map("location", R.Begin) ||
-          !mapUnsigned(RO, "length", R.Length) ||
-          !RO.map("replacement", R.Text))
-        return false;
-      F.Fixes.push_back(std::move(R));
-    }
-  }
+  if (!readFixes(*V.getAsObject(), F.Fixes, P))
+    return false;
   F.Runtime.reset();
   if (const json::Value *Runtime = V.getAsObject()->get("runtime")) {
     if (Runtime->kind() != json::Value::Null) {

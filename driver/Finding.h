@@ -48,6 +48,9 @@ struct Replacement {
 struct Note {
   std::string Message;
   Location Where;
+  /// A fix-it attached to the note: a suggestion, applied only by
+  /// --fix-unsafe (docs/fixes.md).
+  std::vector<Replacement> Fixes;
 };
 
 /// What running the program showed about a finding, written back into a
@@ -64,6 +67,7 @@ struct Finding {
   std::string Message; ///< Without the trailing " [check]".
   Location Where;
   std::vector<Note> Notes;
+  /// The warning's own fix-it: safe, applied by --fix (docs/fixes.md).
   std::vector<Replacement> Fixes;
   std::optional<RuntimeEvidence> Runtime;
 

@@ -14,6 +14,7 @@
 #include "Baseline.h"
 #include "Cache.h"
 #include "Finding.h"
+#include "Fixes.h"
 #include "Options.h"
 #include "Output.h"
 #include "Preamble.h"
@@ -414,6 +415,7 @@ int main(int Argc, const char **Argv) {
   }
 
   std::vector<Finding> Findings, CompileErrors;
+  std::vector<UnitResult> UnitResults; // kept for --fix
   RunStats Stats;
   if (!Files.empty()) {
     RunOptions Run;
@@ -429,6 +431,8 @@ int main(int Argc, const char **Argv) {
     };
     for (UnitResult &Unit :
          runUnits(Files, *Compilations, MakeOptions, Run, Stats)) {
+      if (fixesRequested())
+        UnitResults.push_back(Unit); // --fix: each unit's own findings
       if (!Unit.ToolError.empty())
         ToolError(Unit.ToolError);
       std::move(Unit.Findings.begin(), Unit.Findings.end(),
@@ -457,11 +461,27 @@ int main(int Argc, const char **Argv) {
   }
 
   if (!Files.empty()) {
+    // Before the report, so that its exit code counts a failed export.
+    if (!exportFixesIfRequested(Findings))
+      Failed = true;
     Report Result{Findings, CompileErrors, ToolErrors, Enabled,
                   Failed ? ExitToolError
                          : Findings.empty() ? ExitClean : ExitFindings};
     if (!emitReport(Result))
       Failed = true;
+    // After the report, whose snippets show the code as it was analysed.
+    // Each fixed unit is parsed again, without the cache or a preamble.
+    if (fixesRequested()) {
+      Analyser Recheck(createOptionsProvider(BaseFS, Failed), BaseFS);
+      if (!applyFixesIfRequested(
+              UnitResults, [&](StringRef File) -> std::optional<size_t> {
+                UnitResult Again = Recheck.run(*Compilations, File);
+                if (!Again.ToolError.empty())
+                  return std::nullopt;
+                return Again.CompileErrors.size();
+              }))
+        Failed = true;
+    }
   }
   if (!CompileErrors.empty()) {
     // Apart from the findings, once: what clang could not build. The checks

@@ -44,6 +44,7 @@ config.substitutions.extend([
     ("%python", sys.executable),
     ("%expect_exit", os.path.join(src, "test", "tools", "expect-exit")),
     ("%{build_lib}", os.path.join(obj, "lib")),
+    ("%{build_dir}", obj),
     # Output-format tests: a leaf-per-line view of JSON for FileCheck, the
     # SARIF Multitool and headless Chromium (both from scripts/install-deps;
     # the tests fail, naming the tool, when they are missing).

@@ -4,6 +4,15 @@
 // RUN: not %ddplint %s --checks='-*,ddp-unwaited-work' -- %mock_flags 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
 //
+// A discarded Work gets a note offering to wait right there: an unsafe fix-it
+// (it may serialise work meant to overlap), applied by -fix-notes only:
+// RUN: cp %s %t.cpp
+// RUN: %clang_tidy %t.cpp -fix-notes -checks='-*,ddp-unwaited-work' -- %mock_flags > /dev/null 2>&1
+// RUN: FileCheck %s -check-prefix=CHECK-FIXES < %t.cpp
+// RUN: cp %s %t.cpp
+// RUN: %clang_tidy %t.cpp -fix -checks='-*,ddp-unwaited-work' -- %mock_flags > /dev/null 2>&1
+// RUN: cmp %s %t.cpp
+//
 // test/integration runs this same file against the real LibTorch headers.
 // MPI requests and c10d 2.x / older c10d shapes: ddp-unwaited-work-apis.cpp.
 
@@ -106,6 +115,8 @@ void discarded(Net &model, c10d::ProcessGroup &pg) {
     std::vector<at::Tensor> tensors{p.grad()};
     pg.allreduce(tensors);
     // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: the Work returned by 'allreduce' is discarded: nothing waits for the collective, so later reads of its tensors and the optimizer step race with it; call wait() on the result, or keep it and wait before the tensors are used [ddp-unwaited-work]
+    // CHECK-MESSAGES: :[[@LINE-2]]:26: note: wait for the collective here
+    // CHECK-FIXES: pg.allreduce(tensors)->wait();
   }
 }
 
@@ -113,8 +124,12 @@ void discarded_through_pointer(const c10::intrusive_ptr<c10d::ProcessGroup> &pg,
                                std::vector<at::Tensor> &tensors) {
   (void)pg->allreduce(tensors);
   // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the Work returned by 'allreduce' is discarded
+  // CHECK-MESSAGES: :[[@LINE-2]]:31: note: wait for the collective here
+  // CHECK-FIXES: (void)pg->allreduce(tensors)->wait();
   pg->barrier();
   // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: the Work returned by 'barrier' is discarded
+  // CHECK-MESSAGES: :[[@LINE-2]]:16: note: wait for the collective here
+  // CHECK-FIXES: pg->barrier()->wait();
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,279 @@
+//===--- Fixes.cpp - applying and exporting fix-its -----------------------===//
+
+#include "Fixes.h"
+#include "Options.h"
+
+#include "clang/Tooling/Core/Diagnostic.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "clang/Tooling/DiagnosticsYaml.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/YAMLTraits.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace llvm;
+namespace tooling = clang::tooling;
+
+namespace ddplint {
+namespace {
+
+cl::opt<bool> Fix("fix", cl::desc(R"(
+Apply the fix-its the checks mark safe (those on
+warnings) to the source files. A file whose unit
+then has more compile errors is restored.)"),
+                  cl::init(false), cl::cat(optionCategory()));
+
+cl::opt<bool> FixUnsafe("fix-unsafe", cl::desc(R"(
+Like --fix, and also apply the suggestions the
+checks offer on notes, which change behaviour
+(clang-tidy's --fix-notes).)"),
+                        cl::init(false), cl::cat(optionCategory()));
+
+cl::opt<std::string> ExportFixes("export-fixes", cl::desc(R"(
+Write the fix-its --fix (or --fix-unsafe) would
+apply to FILE as clang-apply-replacements YAML.)"),
+                                 cl::value_desc("FILE"),
+                                 cl::cat(optionCategory()));
+
+/// Writes Text to Path through a temporary file in Path's directory renamed
+/// over it, so that an editor, a build or a crash never sees half a file.
+/// The file keeps its permissions; a symbolic link stays a link and its
+/// target is replaced.
+Error writeAtomically(StringRef Path, StringRef Text) {
+  SmallString<256> Target;
+  if (sys::fs::real_path(Path, Target))
+    Target = Path;
+  sys::fs::perms Mode = sys::fs::all_read | sys::fs::all_write;
+  if (ErrorOr<sys::fs::perms> Existing = sys::fs::getPermissions(Target))
+    Mode = *Existing;
+  Expected<sys::fs::TempFile> Temp =
+      sys::fs::TempFile::create(Target + ".ddplint-%%%%%%", Mode);
+  if (!Temp)
+    return Temp.takeError();
+  {
+    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
+    OS << Text;
+    OS.flush();
+    if (OS.has_error()) {
+      std::error_code EC = OS.error();
+      OS.clear_error();
+      consumeError(Temp->discard());
+      return errorCodeToError(EC);
+    }
+  }
+  // TempFile creates with the umask applied; restore the original mode.
+  sys::fs::setPermissions(Temp->FD, Mode);
+  if (Error E = Temp->keep(Target)) {
+    consumeError(Temp->discard());
+    return E;
+  }
+  return Error::success();
+}
+
+tooling::Replacement toTooling(const Replacement &R) {
+  return tooling::Replacement(R.Begin.File, R.Begin.Offset, R.Length, R.Text);
+}
+
+std::string position(const Location &L) {
+  return L.File + ":" + std::to_string(L.Line) + ":" + std::to_string(L.Column);
+}
+
+/// The edits accepted so far, per file, and which files each unit's edits
+/// touch.
+struct FixPlan {
+  StringMap<tooling::Replacements> ByFile;
+  std::vector<std::set<std::string>> FilesOfUnit;
+
+  /// Adds all of F's edits or none: a fix-it half applied is a new bug.
+  /// Edits already planned (a header's finding seen from two units) count
+  /// once.
+  bool add(const std::vector<Replacement> &Edits, size_t Unit) {
+    StringMap<tooling::Replacements> Trial;
+    for (const Replacement &R : Edits) {
+      tooling::Replacement T = toTooling(R);
+      const tooling::Replacements &Planned = ByFile[R.Begin.File];
+      if (std::find(Planned.begin(), Planned.end(), T) != Planned.end())
+        continue;
+      auto It = Trial.try_emplace(R.Begin.File, Planned).first;
+      if (Error E = It->second.add(T)) {
+        consumeError(std::move(E));
+        return false;
+      }
+    }
+    for (auto &Entry : Trial)
+      ByFile[Entry.getKey()] = std::move(Entry.getValue());
+    for (const Replacement &R : Edits)
+      FilesOfUnit[Unit].insert(R.Begin.File);
+    return true;
+  }
+};
+
+} // namespace
+
+std::vector<Replacement> fixesOf(const Finding &F, bool Unsafe) {
+  std::vector<Replacement> Out = F.Fixes;
+  if (Unsafe)
+    for (const Note &N : F.Notes)
+      Out.insert(Out.end(), N.Fixes.begin(), N.Fixes.end());
+  return Out;
+}
+
+bool fixesRequested() { return Fix || FixUnsafe; }
+
+bool exportFixesIfRequested(ArrayRef<Finding> Findings) {
+  if (ExportFixes.empty())
+    return true;
+  // clang-tidy's --export-fixes document: every finding, its edits on the
+  // diagnostic itself. Notes go without their edits, so that
+  // clang-apply-replacements (which falls back to a note's fix-it) applies
+  // exactly what ddplint --fix would.
+  tooling::TranslationUnitDiagnostics TUD;
+  SmallString<256> BuildDirectory;
+  sys::fs::current_path(BuildDirectory);
+  for (const Finding &F : Findings) {
+    if (F.isCompileError())
+      continue;
+    tooling::DiagnosticMessage Message;
+    Message.Message = F.Message;
+    Message.FilePath = F.Where.File;
+    Message.FileOffset = F.Where.Offset;
+    for (const Replacement &R : fixesOf(F, FixUnsafe))
+      consumeError(Message.Fix[R.Begin.File].add(toTooling(R)));
+    SmallVector<tooling::DiagnosticMessage, 1> Notes;
+    for (const Note &N : F.Notes) {
+      tooling::DiagnosticMessage M;
+      M.Message = N.Message;
+      M.FilePath = N.Where.File;
+      M.FileOffset = N.Where.Offset;
+      Notes.push_back(std::move(M));
+    }
+    TUD.Diagnostics.emplace_back(
+        F.Check, Message, Notes,
+        F.Level == "error" ? tooling::Diagnostic::Error
+                           : tooling::Diagnostic::Warning,
+        BuildDirectory);
+  }
+  std::string Text;
+  {
+    raw_string_ostream OS(Text);
+    yaml::Output YAML(OS);
+    YAML << TUD;
+  }
+  if (Error E = writeAtomically(ExportFixes, Text)) {
+    WithColor::error(errs(), "ddplint")
+        << "cannot write '" << ExportFixes << "': " << toString(std::move(E))
+        << "\n";
+    return false;
+  }
+  return true;
+}
+
+bool applyFixesIfRequested(ArrayRef<UnitResult> Units,
+                           CompileErrorCounter CountErrors) {
+  if (!fixesRequested())
+    return true;
+  FixPlan Plan;
+  Plan.FilesOfUnit.resize(Units.size());
+  for (size_t U = 0; U < Units.size(); ++U)
+    for (const Finding &F : Units[U].Findings) {
+      std::vector<Replacement> Edits = fixesOf(F, FixUnsafe);
+      if (!Edits.empty() && !Plan.add(Edits, U))
+        WithColor::warning(errs(), "ddplint")
+            << position(F.Where) << ": fix-it not applied: it overlaps "
+            << "another fix-it [" << F.Check << "]\n";
+    }
+
+  // Edit the files, keeping what they held to restore a unit that breaks.
+  bool Ok = true;
+  std::map<std::string, std::string> Originals;
+  for (auto &Entry : Plan.ByFile) {
+    StringRef File = Entry.getKey();
+    if (Entry.getValue().empty())
+      continue;
+    auto Buffer = MemoryBuffer::getFile(File, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false);
+    if (!Buffer) {
+      WithColor::error(errs(), "ddplint")
+          << "cannot fix '" << File << "': " << Buffer.getError().message()
+          << "\n";
+      Ok = false;
+      continue;
+    }
+    std::string Old = (*Buffer)->getBuffer().str();
+    Expected<std::string> New =
+        tooling::applyAllReplacements(Old, Entry.getValue());
+    if (!New) {
+      WithColor::error(errs(), "ddplint")
+          << "cannot fix '" << File << "': " << toString(New.takeError())
+          << "\n";
+      Ok = false;
+      continue;
+    }
+    if (*New == Old)
+      continue; // already fixed: leave the file and its time stamp alone
+    if (Error E = writeAtomically(File, *New)) {
+      WithColor::error(errs(), "ddplint")
+          << "cannot fix '" << File << "': " << toString(std::move(E))
+          << "\n";
+      Ok = false;
+      continue;
+    }
+    Originals[File.str()] = std::move(Old);
+  }
+
+  // A fix-it that no longer compiles (a name shadowed at the call site, a
+  // header that differs from what the check assumed) is worse than the
+  // finding: parse each unit again and restore its files if it got worse.
+  std::set<std::string> Restore;
+  for (size_t U = 0; U < Units.size(); ++U) {
+    bool Changed = llvm::any_of(Plan.FilesOfUnit[U], [&](const std::string &F) {
+      return Originals.count(F);
+    });
+    if (!Changed)
+      continue;
+    size_t Before = Units[U].CompileErrors.size();
+    std::optional<size_t> After = CountErrors(Units[U].File);
+    if (After && *After <= Before)
+      continue;
+    raw_ostream &Warn = WithColor::warning(errs(), "ddplint");
+    Warn << "fix-its for '" << Units[U].File << "' reverted: ";
+    if (After)
+      Warn << "the unit no longer compiles as before (" << *After
+           << " compile error" << (*After == 1 ? "" : "s") << ", " << Before
+           << " before)\n";
+    else
+      Warn << "the unit could not be analysed again\n";
+    for (const std::string &F : Plan.FilesOfUnit[U])
+      if (Originals.count(F))
+        Restore.insert(F);
+  }
+  for (const std::string &File : Restore) {
+    if (Error E = writeAtomically(File, Originals[File])) {
+      WithColor::error(errs(), "ddplint")
+          << "cannot restore '" << File << "': " << toString(std::move(E))
+          << "\n";
+      Ok = false;
+      continue;
+    }
+    Originals.erase(File);
+  }
+
+  unsigned Files = Originals.size();
+  WithColor::note(errs(), "ddplint")
+      << (Files ? "fix-its applied to " + std::to_string(Files) + " file" +
+                      (Files == 1 ? "" : "s")
+                : std::string("no file changed"))
+      << "\n";
+  for (const auto &Entry : Originals)
+    errs() << "  " << Entry.first << "\n";
+  return Ok;
+}
+
+} // namespace ddplint

@@ -1,0 +1,4 @@
+// Nothing to report.
+#include <torch/torch.h>
+
+int answer() { return 42; }
