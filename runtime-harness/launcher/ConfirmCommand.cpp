@@ -256,24 +256,11 @@ int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
   std::map<std::string, CheckResult> Results;
   bool HarnessError = false;
   if (!Checks.empty()) {
-    std::string Requested = scenarioProgram();
-    llvm::Expected<std::string> Program = resolveExecutable(Requested);
-    if (!Program) {
-      llvm::consumeError(Program.takeError());
-      return reportHarnessError(
-          Cmd, "scenario program not found or not executable: '" + Requested +
-                   "' (build the ddp-scenario target, or point "
-                   "DDP_HARNESS_SCENARIO_BIN at it)");
-    }
-    std::vector<std::string> Warnings;
-    unsigned Skipped = 0;
-    llvm::Expected<std::vector<ScenarioInfo>> Listed =
-        listScenarios(*Program, Warnings, Skipped);
-    if (!Listed)
-      return reportHarnessError(Cmd, llvm::toString(Listed.takeError()));
-    for (const std::string &W : Warnings)
-      std::fprintf(stderr, "ddp-harness confirm: warning: %s\n", W.c_str());
-    HarnessError |= Skipped > 0;
+    llvm::Expected<ScenarioProgram> Program = loadScenarioProgram(Cmd);
+    if (!Program)
+      return reportHarnessError(Cmd, llvm::toString(Program.takeError()));
+    HarnessError |= Program->Skipped > 0;
+    const std::vector<ScenarioInfo> *Listed = &Program->Scenarios;
 
     std::vector<std::pair<std::string, const ScenarioInfo *>> ToRun;
     for (const std::string &Check : Checks) {
@@ -321,14 +308,14 @@ int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
           }
         std::string Dir = *Root + "/" + S->Name;
         VariantOutcome Bug =
-            runScenarioVariant(*Program, *S, "buggy", Dir + "/buggy", VOpts);
+            runScenarioVariant(Program->Path, *S, "buggy", Dir + "/buggy", VOpts);
         if (!Bug.HarnessError && Bug.Process == ProcessVerdict::Interrupted) {
           std::fprintf(stderr, "ddp-harness confirm: interrupted\n");
           return 128 + Bug.InterruptSignal;
         }
         std::optional<VariantOutcome> Fix;
         if (!Fixed.empty()) {
-          Fix = runScenarioVariant(*Program, *S, Fixed, Dir + "/" + Fixed,
+          Fix = runScenarioVariant(Program->Path, *S, Fixed, Dir + "/" + Fixed,
                                    VOpts);
           if (!Fix->HarnessError &&
               Fix->Process == ProcessVerdict::Interrupted) {

@@ -111,6 +111,32 @@ ddpharness::listScenarios(const std::string &Program,
   return parseList(*ListText, Warnings, Skipped);
 }
 
+llvm::Expected<ScenarioProgram>
+ddpharness::loadScenarioProgram(const std::string &Command) {
+  std::string Requested = scenarioProgram();
+  llvm::Expected<std::string> Resolved = resolveExecutable(Requested);
+  if (!Resolved) {
+    llvm::consumeError(Resolved.takeError());
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "scenario program not found or not executable: '" + Requested +
+            "' (build the ddp-scenario target, or point "
+            "DDP_HARNESS_SCENARIO_BIN at it)");
+  }
+  ScenarioProgram Program;
+  Program.Path = std::move(*Resolved);
+  std::vector<std::string> Warnings;
+  llvm::Expected<std::vector<ScenarioInfo>> Listed =
+      listScenarios(Program.Path, Warnings, Program.Skipped);
+  if (!Listed)
+    return Listed.takeError();
+  Program.Scenarios = std::move(*Listed);
+  for (const std::string &W : Warnings)
+    std::fprintf(stderr, "ddp-harness %s: warning: %s\n", Command.c_str(),
+                 W.c_str());
+  return std::move(Program);
+}
+
 VariantOutcome ddpharness::runScenarioVariant(const std::string &Program,
                                               const ScenarioInfo &S,
                                               const std::string &Variant,

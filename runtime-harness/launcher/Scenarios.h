@@ -41,6 +41,19 @@ llvm::Expected<std::vector<ScenarioInfo>>
 listScenarios(const std::string &Program, std::vector<std::string> &Warnings,
               unsigned &Skipped);
 
+/// The scenario program, resolved, and what it lists.
+struct ScenarioProgram {
+  std::string Path;
+  std::vector<ScenarioInfo> Scenarios;
+  /// Entries that broke the interface (a warning was printed for each).
+  unsigned Skipped = 0;
+};
+
+/// Resolves scenarioProgram() and lists its scenarios, printing the
+/// listing's warnings as "ddp-harness <Command>: warning: ...". An error
+/// when the program is missing or does not list.
+llvm::Expected<ScenarioProgram> loadScenarioProgram(const std::string &Command);
+
 struct VariantOptions {
   /// "scenarios" or "confirm": names the command in messages.
   std::string Command = "scenarios";

@@ -111,27 +111,12 @@ int ddpharness::scenariosCommand(const std::vector<std::string> &Args) {
   }
   bool Json = Format == "json";
 
-  std::string Requested = scenarioProgram();
-  llvm::Expected<std::string> Program = resolveExecutable(Requested);
-  if (!Program) {
-    llvm::consumeError(Program.takeError());
-    return reportHarnessError(
-        "scenarios",
-        "scenario program not found or not executable: '" + Requested +
-            "' (build the ddp-scenario target, or point "
-            "DDP_HARNESS_SCENARIO_BIN at it)");
-  }
-  std::vector<std::string> Warnings;
-  unsigned Skipped = 0;
-  llvm::Expected<std::vector<ScenarioInfo>> Parsed =
-      listScenarios(*Program, Warnings, Skipped);
-  if (!Parsed)
-    return reportHarnessError("scenarios", llvm::toString(Parsed.takeError()));
-  std::vector<ScenarioInfo> Scenarios = std::move(*Parsed);
+  llvm::Expected<ScenarioProgram> Program = loadScenarioProgram("scenarios");
+  if (!Program)
+    return reportHarnessError("scenarios", llvm::toString(Program.takeError()));
+  std::vector<ScenarioInfo> Scenarios = std::move(Program->Scenarios);
   // Skipped entries are the program's error; the rest still runs.
-  bool HarnessError = Skipped > 0;
-  for (const std::string &W : Warnings)
-    std::fprintf(stderr, "ddp-harness scenarios: warning: %s\n", W.c_str());
+  bool HarnessError = Program->Skipped > 0;
 
   if (!Only.empty()) {
     std::vector<ScenarioInfo> Kept;
@@ -174,7 +159,7 @@ int ddpharness::scenariosCommand(const std::vector<std::string> &Args) {
     for (const std::string &Variant : S.Variants) {
       Row R{S.Name, S.Check, S.KindName, Variant, "", ""};
       VariantOutcome Out = runScenarioVariant(
-          *Program, S, Variant, *Root + "/" + S.Name + "/" + Variant, VOpts);
+          Program->Path, S, Variant, *Root + "/" + S.Name + "/" + Variant, VOpts);
       R.Verdict = Out.Verdict;
       R.RunDir = Out.RunDir;
       R.FirstDivergentStep = Out.FirstDivergentStep;

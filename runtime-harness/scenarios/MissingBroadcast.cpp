@@ -34,11 +34,7 @@ void run(Context &C) {
     Batch B = shard_batch(Step, C.dist.rank, C.device);
     Optimizer.zero_grad();
     torch::mse_loss(Model->forward(B.x), B.y).backward();
-    for (auto &P : Model->parameters()) {
-      std::vector<torch::Tensor> Grad{P.grad()};
-      Group.allreduce(Grad)->wait();
-      P.grad().div_(C.dist.world_size);
-    }
+    average_gradients(Model, Group);
     Optimizer.step();
     C.probe.step(*Model, Step);
   }

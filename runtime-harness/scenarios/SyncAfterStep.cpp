@@ -16,14 +16,6 @@ using namespace ddpscenario;
 
 namespace {
 
-void average_gradients(Net &Model, c10d::ProcessGroup &Group) {
-  for (auto &P : Model->parameters()) {
-    std::vector<torch::Tensor> Grad{P.grad()};
-    Group.allreduce(Grad)->wait();
-    P.grad().div_(Group.getSize());
-  }
-}
-
 void run(Context &C) {
   Net Model = make_model(C.device);
   auto &Group = *C.dist.process_group;

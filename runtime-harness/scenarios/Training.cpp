@@ -19,3 +19,11 @@ Net ddpscenario::make_model(torch::Device Device) {
   Model->to(Device);
   return Model;
 }
+
+void ddpscenario::average_gradients(Net &Model, c10d::ProcessGroup &Group) {
+  for (auto &P : Model->parameters()) {
+    std::vector<torch::Tensor> Grad{P.grad()};
+    Group.allreduce(Grad)->wait();
+    P.grad().div_(Group.getSize());
+  }
+}

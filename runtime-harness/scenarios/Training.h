@@ -10,6 +10,7 @@
 #ifndef DDPSCENARIO_TRAINING_H
 #define DDPSCENARIO_TRAINING_H
 
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/torch.h>
 
 namespace ddpscenario {
@@ -35,6 +36,10 @@ Batch shard_batch(int64_t Step, int Rank, torch::Device Device);
 /// The model every rank builds: the same initial values on every rank
 /// (seeded identically), on \p Device.
 Net make_model(torch::Device Device);
+
+/// The hand-written sync most programs without a wrapper use: each
+/// parameter's gradient all-reduced (SUM), then divided by the world size.
+void average_gradients(Net &Model, c10d::ProcessGroup &Group);
 
 constexpr double kLearningRate = 0.1;
 

@@ -32,11 +32,7 @@ void run(Context &C) {
     torch::mse_loss(Out, B.y).backward();
     if (C.variant == "fixed") {
       // Average by hand: the wrapper was bypassed.
-      for (auto &P : Model->parameters()) {
-        std::vector<torch::Tensor> Grad{P.grad()};
-        Group.allreduce(Grad)->wait();
-        P.grad().div_(C.dist.world_size);
-      }
+      average_gradients(Model, Group);
     }
     Optimizer.step();
     C.probe.step(*Model, Step);
