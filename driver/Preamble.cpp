@@ -404,6 +404,9 @@ SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
   auto [It, New] = Entries.try_emplace(Key);
   Entry &E = It->second;
   if (!New) {
+    // Wait while the first unit reads an existing PCH's dependency list;
+    // while it compiles a new PCH, parse this unit in full instead: that
+    // keeps this core busy, and costs about what the build has left to run.
     Done.wait(Guard, [&] { return E.S != Entry::Building; });
     if (E.S != Entry::Ready)
       return std::nullopt;
@@ -436,6 +439,10 @@ SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
   }
   bool Fresh = false;
   if (!Ok) {
+    Guard.lock();
+    E.S = Entry::Compiling;
+    Done.notify_all();
+    Guard.unlock();
     Deps.clear();
     Ok = !sys::fs::create_directories(Dir) &&
          (sys::fs::exists(HeaderPath) ||

@@ -74,10 +74,11 @@ public:
   void expect(llvm::StringRef File,
               const clang::tooling::CompileCommand &Command);
 
-  /// The preamble to use for File under Command, built on first use (other
-  /// threads wanting the same one wait for it), or None when the file has
-  /// no heavy include run, no other unit shares it, or the PCH could not be
-  /// built. Dependencies receives the headers the PCH was built from.
+  /// The preamble to use for File under Command, built on first use, or
+  /// None when the file has no heavy include run, no other unit shares it,
+  /// the PCH could not be built, or another thread is still compiling it
+  /// (the unit is then parsed in full rather than left waiting).
+  /// Dependencies receives the headers the PCH was built from.
   std::optional<Analyser::PreambleUse>
   get(llvm::StringRef File, const clang::tooling::CompileCommand &Command,
       std::vector<std::string> &Dependencies);
@@ -91,7 +92,9 @@ public:
 
 private:
   struct Entry {
-    enum State { Building, Ready, Failed } S = Building;
+    /// Building: the first unit checks for a PCH on disk (others wait);
+    /// Compiling: it builds one (others go without).
+    enum State { Building, Compiling, Ready, Failed } S = Building;
     std::string PCH;
     std::vector<std::string> Dependencies;
   };
