@@ -112,7 +112,11 @@ bool buildPCH(StringRef Header, StringRef PCH,
               const tooling::CompileCommand &Command,
               std::vector<std::string> &Dependencies) {
   std::vector<std::string> Args = pchArguments(Command);
-  Args.insert(Args.end(), {"-x", "c++-header", Header.str(), "-o", PCH.str()});
+  // Instantiating the headers' pending templates once, in the PCH, spares
+  // every unit that work: a LibTorch unit's own parse drops from about 3.5 s
+  // to 1.7 s on top of the PCH (docs/performance.md).
+  Args.insert(Args.end(), {"-fpch-instantiate-templates", "-x", "c++-header",
+                           Header.str(), "-o", PCH.str()});
 
   IntrusiveRefCntPtr<vfs::FileSystem> FS = vfs::createPhysicalFileSystem();
   if (FS->setCurrentWorkingDirectory(Command.Directory))
@@ -362,7 +366,7 @@ SharedPreambles::keyFor(StringRef File, const tooling::CompileCommand &Command,
 
   SHA256 Hash;
   for (StringRef Part :
-       {StringRef("ddplint-preamble/1"), StringRef(DDPLINT_VERSION),
+       {StringRef("ddplint-preamble/2"), StringRef(DDPLINT_VERSION),
         StringRef(LLVM_VERSION_STRING), StringRef(Split.Header),
         StringRef(Command.Directory)}) {
     Hash.update(Part);
