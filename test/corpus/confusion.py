@@ -29,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,9 +83,12 @@ def lint(build_dir, sources):
     return {s: sorted(found[os.path.realpath(s)]) for s in sources}
 
 
-def run_harness(build_dir, program, timeout):
+def run_harness(build_dir, program, timeout, scratch):
+    # Each run directory goes under one temporary folder, removed at exit.
+    run_dir = os.path.join(scratch, os.path.basename(program))
     cmd = [os.path.join(build_dir, "bin", "ddp-harness"), "run", "--nproc", "2",
-           "--timeout", str(timeout), "--format", "json", "--", program]
+           "--timeout", str(timeout), "--run-dir", run_dir, "--format", "json",
+           "--", program]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     try:
         return json.loads(proc.stdout)
@@ -143,7 +147,8 @@ def main():
     labels = {s: parse_labels(s) for s in sources}
 
     # The hang waits out its timeout; lint and the other runs go meanwhile.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+    with tempfile.TemporaryDirectory(prefix="ddplint-corpus-") as scratch, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
         lint_job = pool.submit(lint, args.build_dir, sources)
         run_jobs = {}
         for s in sources:
@@ -152,14 +157,16 @@ def main():
             if not os.access(program, os.X_OK):
                 raise SystemExit(f"{program}: not built")
             run_jobs[s] = pool.submit(run_harness, args.build_dir, program,
-                                      args.timeout)
+                                      args.timeout, scratch)
         found = lint_job.result()
         reports = {s: job.result() for s, job in run_jobs.items()}
 
     cells = {(a, b): [] for a in (True, False) for b in (True, False)}
     failures = []
     limits = 0
-    print("program                 | static findings                 | run time (kind: measured) | cell | status")
+    width = max([15] + [len(", ".join(f)) for f in found.values()])
+    print(f"{'program':23} | {'static findings':{width}} | "
+          f"{'run time (kind: measured)':25} | cell | status")
     for s in sources:
         name = os.path.splitext(os.path.basename(s))[0]
         lab = labels[s]
@@ -187,7 +194,7 @@ def main():
             status = "FAIL: " + "; ".join(problems) if problems else "ok"
         if problems:
             failures.append(name)
-        print(f"{name:23} | {', '.join(found[s]) or '-':31} | "
+        print(f"{name:23} | {', '.join(found[s]) or '-':{width}} | "
               f"{kind + ': ' + measured:25} | {cell:4} | {status}")
 
     print()
