@@ -59,7 +59,8 @@ def main():
 
     commands = {
         "clang++-16 -fsyntax-only": ["clang++-16", "-fsyntax-only", *flags, unit],
-        "ddplint (all ddp checks)": [ddplint, "--quiet", unit, "--", *flags],
+        "ddplint (all ddp checks)": [ddplint, "--quiet", "--no-cache",
+                                     "--no-preamble", unit, "--", *flags],
         "clang-tidy-16 + ddplint plugin": [
             "clang-tidy-16", "--quiet", "-load",
             os.path.join(ROOT, "build", "lib", "ddplint-plugin.so"),

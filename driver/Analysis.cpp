@@ -1,6 +1,7 @@
 //===--- Analysis.cpp - running the checks over translation units ---------===//
 
 #include "Analysis.h"
+#include "SystemBodies.h"
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -24,12 +25,13 @@ namespace ddplint {
 namespace {
 
 /// Forwards to clang-tidy's consumer, but first narrows the AST traversal to
-/// the declarations that are not in system headers.
-class UserCodeConsumer : public MultiplexConsumer {
+/// the declarations that are not in system headers (whose function bodies
+/// were not parsed: SystemBodies.h).
+class UserCodeConsumer : public SystemBodySkipper {
 public:
   UserCodeConsumer(std::unique_ptr<ASTConsumer> Checks,
                    std::vector<std::string> *Dependencies)
-      : MultiplexConsumer(wrap(std::move(Checks))),
+      : SystemBodySkipper(wrap(std::move(Checks))),
         Dependencies(Dependencies) {}
 
   void HandleTranslationUnit(ASTContext &Context) override {
@@ -106,6 +108,7 @@ public:
     // Code may test __clang_analyzer__ to hide itself from linters, as it
     // does under clang-tidy.
     Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
+    SystemBodySkipper::enable(*Invocation);
     // The shared preamble stands in for the leading includes the main file's
     // text no longer shows, as -include-pch would.
     if (!PCH.empty())

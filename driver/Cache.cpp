@@ -46,13 +46,6 @@ std::string binaryIdentity() {
   return Identity;
 }
 
-struct Dependency {
-  std::string Path;
-  uint64_t Size = 0;
-  int64_t MTime = 0; ///< Nanoseconds since the epoch.
-  std::string Hash;
-};
-
 int64_t mtimeOf(const sys::fs::file_status &S) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              S.getLastModificationTime().time_since_epoch())
@@ -121,53 +114,145 @@ std::string FindingsCache::entryPath(StringRef Key) const {
   return std::string(Path);
 }
 
-std::optional<UnitResult> FindingsCache::lookup(StringRef Key,
-                                                std::string &Why) {
-  std::string Path = entryPath(Key);
-  auto Buffer = MemoryBuffer::getFile(Path);
-  if (!Buffer) {
-    Why = "not in the cache";
-    return std::nullopt;
-  }
-  Why = "unreadable cache entry";
-  Expected<json::Value> Parsed = json::parse((*Buffer)->getBuffer());
-  if (!Parsed) {
-    consumeError(Parsed.takeError());
-    return std::nullopt;
-  }
-  const json::Object *Entry = Parsed->getAsObject();
-  if (!Entry || Entry->getInteger("format") != EntryFormat)
-    return std::nullopt;
-  const json::Value *Payload = Entry->get("payload");
-  std::optional<StringRef> Sum = Entry->getString("checksum");
-  if (!Payload || !Sum || *Sum != checksum(*Payload))
-    return std::nullopt;
-  const json::Object *P = Payload->getAsObject();
-  const json::Array *Deps = P ? P->getArray("dependencies") : nullptr;
-  const json::Value *Result = P ? P->get("result") : nullptr;
-  if (!Deps || !Result)
-    return std::nullopt;
+namespace {
 
-  for (const json::Value &D : *Deps) {
+/// Describes each of Paths (sorted, without repeats) by size, modification
+/// time and content hash; None when one cannot be read.
+std::optional<json::Array> describe(std::vector<std::string> Paths) {
+  std::sort(Paths.begin(), Paths.end());
+  Paths.erase(std::unique(Paths.begin(), Paths.end()), Paths.end());
+  json::Array Deps;
+  for (const std::string &P : Paths) {
+    sys::fs::file_status Status;
+    std::optional<std::string> Hash = hashFile(P);
+    if (sys::fs::status(P, Status) || !Hash)
+      return std::nullopt; // A file that vanished mid-run.
+    Deps.push_back(json::Object{{"path", P},
+                                {"size", static_cast<int64_t>(Status.getSize())},
+                                {"mtime", mtimeOf(Status)},
+                                {"hash", *Hash}});
+  }
+  return Deps;
+}
+
+/// True when every file Deps describes is as it was (stat first, content
+/// hash when the stat changed); otherwise Why names the first that is not.
+bool unchanged(const json::Array &Deps, std::string &Why) {
+  for (const json::Value &D : Deps) {
     const json::Object *O = D.getAsObject();
     std::optional<StringRef> DepPath = O ? O->getString("path") : std::nullopt;
     std::optional<int64_t> Size = O ? O->getInteger("size") : std::nullopt;
     std::optional<int64_t> MTime = O ? O->getInteger("mtime") : std::nullopt;
     std::optional<StringRef> Hash = O ? O->getString("hash") : std::nullopt;
-    if (!DepPath || !Size || !MTime || !Hash)
-      return std::nullopt;
+    if (!DepPath || !Size || !MTime || !Hash) {
+      Why = "unreadable cache entry";
+      return false;
+    }
     Why = DepPath->str() + " changed";
     sys::fs::file_status Status;
     if (sys::fs::status(*DepPath, Status) ||
         Status.getSize() != static_cast<uint64_t>(*Size))
-      return std::nullopt;
+      return false;
     if (mtimeOf(Status) == *MTime)
       continue;
     // Touched: the contents decide.
     std::optional<std::string> Now = hashFile(*DepPath);
     if (!Now || *Now != *Hash)
-      return std::nullopt;
+      return false;
   }
+  Why.clear();
+  return true;
+}
+
+/// Reads an entry or a shared set: its payload, when the file parses and
+/// its checksum matches.
+std::optional<json::Value> readChecked(StringRef Path) {
+  auto Buffer = MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return std::nullopt;
+  Expected<json::Value> Parsed = json::parse((*Buffer)->getBuffer());
+  if (!Parsed) {
+    consumeError(Parsed.takeError());
+    return std::nullopt;
+  }
+  json::Object *Entry = Parsed->getAsObject();
+  if (!Entry || Entry->getInteger("format") != EntryFormat)
+    return std::nullopt;
+  json::Value *Payload = Entry->get("payload");
+  std::optional<StringRef> Sum = Entry->getString("checksum");
+  if (!Payload || !Sum || *Sum != checksum(*Payload))
+    return std::nullopt;
+  return std::move(*Payload);
+}
+
+/// Writes Payload with its checksum, atomically.
+bool writeChecked(StringRef Path, json::Value Payload) {
+  std::string Sum = checksum(Payload);
+  json::Object Entry{{"format", EntryFormat},
+                     {"checksum", Sum},
+                     {"payload", std::move(Payload)}};
+  if (sys::fs::create_directories(sys::path::parent_path(Path)))
+    return false;
+  return writeAtomically(Path, [&](raw_ostream &OS) {
+           OS << json::Value(std::move(Entry));
+         }).empty();
+}
+
+/// Marks a file recently used: trim() evicts by modification time.
+void touch(StringRef Path) {
+  if (auto FD = sys::fs::openNativeFileForWrite(
+          Path, sys::fs::CD_OpenExisting, sys::fs::OF_Append)) {
+    (void)sys::fs::setLastAccessAndModificationTime(
+        *FD, sys::toTimePoint(time(nullptr)));
+    sys::fs::closeFile(*FD);
+  } else {
+    consumeError(FD.takeError());
+  }
+}
+
+} // namespace
+
+std::string FindingsCache::sharedPath(StringRef Name) const {
+  SmallString<256> Path(Dir);
+  sys::path::append(Path, "shared", Name.take_front(2), Name + ".json");
+  return std::string(Path);
+}
+
+bool FindingsCache::sharedUnchanged(StringRef Name, std::string &Why) {
+  std::lock_guard<std::mutex> Guard(SharedLock);
+  auto [It, New] = SharedChecked.try_emplace(Name.str());
+  if (New) {
+    std::string Path = sharedPath(Name);
+    std::optional<json::Value> Payload = readChecked(Path);
+    json::Array *Deps = Payload ? Payload->getAsArray() : nullptr;
+    if (!Deps)
+      It->second = "unreadable cache entry";
+    else if (unchanged(*Deps, It->second))
+      touch(Path);
+  }
+  Why = It->second;
+  return Why.empty();
+}
+
+std::optional<UnitResult> FindingsCache::lookup(StringRef Key,
+                                                std::string &Why) {
+  std::string Path = entryPath(Key);
+  if (!sys::fs::exists(Path)) {
+    Why = "not in the cache";
+    return std::nullopt;
+  }
+  Why = "unreadable cache entry";
+  std::optional<json::Value> Payload = readChecked(Path);
+  const json::Object *P = Payload ? Payload->getAsObject() : nullptr;
+  const json::Array *Deps = P ? P->getArray("dependencies") : nullptr;
+  const json::Value *Result = P ? P->get("result") : nullptr;
+  if (!Deps || !Result)
+    return std::nullopt;
+  if (std::optional<StringRef> Shared = P->getString("shared"))
+    if (!sharedUnchanged(*Shared, Why))
+      return std::nullopt;
+  if (!unchanged(*Deps, Why))
+    return std::nullopt;
 
   UnitResult Out;
   json::Path::Root Root("result");
@@ -176,48 +261,53 @@ std::optional<UnitResult> FindingsCache::lookup(StringRef Key,
     Why = "unreadable cache entry";
     return std::nullopt;
   }
-  // Recently used: trim() evicts by modification time.
-  if (auto FD = sys::fs::openNativeFileForWrite(
-          Path, sys::fs::CD_OpenExisting, sys::fs::OF_Append)) {
-    (void)sys::fs::setLastAccessAndModificationTime(*FD,
-                                                    sys::toTimePoint(time(nullptr)));
-    sys::fs::closeFile(*FD);
-  } else {
-    consumeError(FD.takeError());
-  }
+  touch(Path);
   Why.clear();
   return Out;
 }
 
-void FindingsCache::store(StringRef Key, const UnitResult &Result,
-                          const std::vector<std::string> &Dependencies) {
-  std::vector<std::string> Paths = Dependencies;
-  std::sort(Paths.begin(), Paths.end());
-  Paths.erase(std::unique(Paths.begin(), Paths.end()), Paths.end());
-  json::Array Deps;
-  for (const std::string &P : Paths) {
-    sys::fs::file_status Status;
-    std::optional<std::string> Hash = hashFile(P);
-    if (sys::fs::status(P, Status) || !Hash)
-      return; // A file that vanished mid-run: nothing safe to store.
-    Deps.push_back(json::Object{{"path", P},
-                                {"size", static_cast<int64_t>(Status.getSize())},
-                                {"mtime", mtimeOf(Status)},
-                                {"hash", *Hash}});
+std::optional<std::string>
+FindingsCache::storeShared(const std::vector<std::string> &Shared) {
+  std::string Joined = join(Shared, StringRef("\0", 1));
+  std::string ListKey = hex64(xxHash64(Joined));
+  std::lock_guard<std::mutex> Guard(SharedLock);
+  auto [It, New] = SharedStored.try_emplace(ListKey);
+  if (New) {
+    // Named by its contents: concurrent runs write the same bytes.
+    if (std::optional<json::Array> Deps = describe(Shared)) {
+      json::Value Payload(std::move(*Deps));
+      std::string Text;
+      raw_string_ostream(Text) << Payload;
+      std::string Name = toHex(SHA256::hash(arrayRefFromStringRef(Text)),
+                               /*LowerCase=*/true)
+                             .substr(0, 40);
+      if (writeChecked(sharedPath(Name), std::move(Payload))) {
+        It->second = Name;
+        SharedChecked[Name].clear(); // Rewritten, if it was damaged.
+      }
+    }
   }
-  json::Value Payload = json::Object{{"dependencies", std::move(Deps)},
-                                     {"result", toJSON(Result)}};
-  std::string Sum = checksum(Payload);
-  json::Object Entry{{"format", EntryFormat},
-                     {"checksum", Sum},
-                     {"payload", std::move(Payload)}};
+  if (It->second.empty())
+    return std::nullopt;
+  return It->second;
+}
 
-  std::string Path = entryPath(Key);
-  if (sys::fs::create_directories(sys::path::parent_path(Path)))
-    return;
-  (void)writeAtomically(Path, [&](raw_ostream &OS) {
-    OS << json::Value(std::move(Entry));
-  });
+void FindingsCache::store(StringRef Key, const UnitResult &Result,
+                          const std::vector<std::string> &Dependencies,
+                          const std::vector<std::string> &Shared) {
+  json::Object Payload;
+  if (!Shared.empty()) {
+    std::optional<std::string> Name = storeShared(Shared);
+    if (!Name)
+      return;
+    Payload["shared"] = *Name;
+  }
+  std::optional<json::Array> Deps = describe(Dependencies);
+  if (!Deps)
+    return; // Nothing safe to store.
+  Payload["dependencies"] = std::move(*Deps);
+  Payload["result"] = toJSON(Result);
+  (void)writeChecked(entryPath(Key), std::move(Payload));
 }
 
 void FindingsCache::trim() {

@@ -13,6 +13,14 @@
 // hash when the stat changed), so touching a file without changing it costs
 // a hash, not an analysis.
 //
+// The headers of a shared preamble (thousands, for <torch/torch.h>) are
+// listed once, in a set every unit that used the preamble names:
+//
+//   <dir>/shared/<n0n1>/<name>.json
+//
+// named by the hash of its contents; a run checks each set once, however
+// many units name it, which keeps a warm run's cost to a few stats per unit.
+//
 // Entries are written to a temporary file and renamed into place, so
 // concurrent runs never see half an entry; an entry that does not parse, or
 // whose own checksum does not match, is ignored and rebuilt. After a run the
@@ -28,6 +36,8 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,10 +65,13 @@ public:
   /// "src/a.h changed", "unreadable entry").
   std::optional<UnitResult> lookup(llvm::StringRef Key, std::string &Why);
 
-  /// Stores Result under Key with the files it was computed from. Failures
-  /// (a read-only directory, a full disk) only cost the next run its reuse.
+  /// Stores Result under Key with the files it was computed from: its own
+  /// Dependencies and the Shared ones of its preamble (may be empty).
+  /// Failures (a read-only directory, a full disk) only cost the next run its
+  /// reuse.
   void store(llvm::StringRef Key, const UnitResult &Result,
-             const std::vector<std::string> &Dependencies);
+             const std::vector<std::string> &Dependencies,
+             const std::vector<std::string> &Shared);
 
   /// Removes the least recently used entries (and preambles, which live
   /// under the same directory) until the cache fits its size limit.
@@ -68,9 +81,20 @@ public:
 
 private:
   std::string entryPath(llvm::StringRef Key) const;
+  std::string sharedPath(llvm::StringRef Name) const;
+  /// Whether the files of shared set Name are unchanged, checked once a run.
+  bool sharedUnchanged(llvm::StringRef Name, std::string &Why);
+  /// The name of the set describing Shared, written once a run.
+  std::optional<std::string>
+  storeShared(const std::vector<std::string> &Shared);
 
   std::string Dir;
   uint64_t SizeLimit;
+  std::mutex SharedLock;
+  /// Set name -> why it is out of date ("" when it is not).
+  std::map<std::string, std::string> SharedChecked;
+  /// Hash of a dependency list -> the name of its set ("" when not stored).
+  std::map<std::string, std::string> SharedStored;
 };
 
 /// Hash of a file's contents (hex), or None when it cannot be read.

@@ -3,6 +3,7 @@
 #include "Preamble.h"
 
 #include "AtomicWrite.h"
+#include "SystemBodies.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/FileManager.h"
@@ -82,6 +83,19 @@ class AllDependencies : public DependencyCollector {
   bool needSystemDependencies() override { return true; }
 };
 
+/// Generates the PCH with the system headers' function bodies skipped, as
+/// the analysis skips them.
+class GenerateSkippingPCH : public GeneratePCHAction {
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 StringRef InFile) override {
+    std::vector<std::unique_ptr<ASTConsumer>> Consumers;
+    Consumers.push_back(GeneratePCHAction::CreateASTConsumer(CI, InFile));
+    if (!Consumers.back())
+      return nullptr;
+    return std::make_unique<SystemBodySkipper>(std::move(Consumers));
+  }
+};
+
 /// Builds a PCH with the analysis's preprocessor setup (the static
 /// analyzer's predefines), so the PCH and the unit agree on every macro.
 class BuildPCH : public tooling::ToolAction {
@@ -91,13 +105,14 @@ public:
                      std::shared_ptr<PCHContainerOperations> PCHContainerOps,
                      DiagnosticConsumer *DiagConsumer) override {
     Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
+    SystemBodySkipper::enable(*Invocation);
     CompilerInstance Compiler(std::move(PCHContainerOps));
     Compiler.setInvocation(std::move(Invocation));
     Compiler.setFileManager(Files);
     Compiler.createDiagnostics(DiagConsumer, /*ShouldOwnClient=*/false);
     Compiler.createSourceManager(*Files);
     Compiler.addDependencyCollector(Collector);
-    GeneratePCHAction Action;
+    GenerateSkippingPCH Action;
     bool Ok = Compiler.ExecuteAction(Action) &&
               !Compiler.getDiagnostics().hasErrorOccurred();
     Files->clearStatCache();
@@ -366,7 +381,7 @@ SharedPreambles::keyFor(StringRef File, const tooling::CompileCommand &Command,
 
   SHA256 Hash;
   for (StringRef Part :
-       {StringRef("ddplint-preamble/2"), StringRef(DDPLINT_VERSION),
+       {StringRef("ddplint-preamble/3"), StringRef(DDPLINT_VERSION),
         StringRef(LLVM_VERSION_STRING), StringRef(Split.Header),
         StringRef(Command.Directory)}) {
     Hash.update(Part);
@@ -391,12 +406,11 @@ void SharedPreambles::expect(StringRef File,
 std::optional<Analyser::PreambleUse>
 SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
                      std::vector<std::string> &Dependencies) {
-  PreambleSplit SplitStorage;
-  std::optional<std::string> MaybeKey = keyFor(File, Command, SplitStorage);
+  PreambleSplit Split;
+  std::optional<std::string> MaybeKey = keyFor(File, Command, Split);
   if (!MaybeKey)
     return std::nullopt;
   const std::string &Key = *MaybeKey;
-  PreambleSplit *Split = &SplitStorage;
 
   SmallString<256> Base(Dir);
   sys::path::append(Base, Key);
@@ -417,7 +431,7 @@ SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
     ++Reused;
     Dependencies.insert(Dependencies.end(), E.Dependencies.begin(),
                         E.Dependencies.end());
-    return Analyser::PreambleUse{E.PCH, std::move(Split->BlankedMain)};
+    return Analyser::PreambleUse{E.PCH, std::move(Split.BlankedMain)};
   }
   // Building a PCH costs about one parse of its headers more than it saves
   // on the first unit: worth it when another unit of this run will reuse
@@ -451,7 +465,7 @@ SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
     Ok = !sys::fs::create_directories(Dir) &&
          (sys::fs::exists(HeaderPath) ||
           writeAtomically(HeaderPath, [&](raw_ostream &OS) {
-            OS << Split->Header;
+            OS << Split.Header;
           }).empty()) &&
          buildPCH(HeaderPath, PCHPath, Command, Deps) &&
          writeAtomically(DepsPath, [&](raw_ostream &OS) {
@@ -472,7 +486,7 @@ SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
   if (!Ok)
     return std::nullopt;
   Dependencies.insert(Dependencies.end(), Deps.begin(), Deps.end());
-  return Analyser::PreambleUse{PCHPath, std::move(Split->BlankedMain)};
+  return Analyser::PreambleUse{PCHPath, std::move(Split.BlankedMain)};
 }
 
 void SharedPreambles::discard(const std::string &PCH) {

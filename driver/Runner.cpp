@@ -167,10 +167,10 @@ std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
         }
       }
 
-      std::vector<std::string> Dependencies;
+      std::vector<std::string> Dependencies, Shared;
       std::optional<Analyser::PreambleUse> Preamble;
       if (Options.Preambles && Command)
-        Preamble = Options.Preambles->get(File, *Command, Dependencies);
+        Preamble = Options.Preambles->get(File, *Command, Shared);
       UnitResult R = Analysis.run(Compilations, File, &Dependencies,
                                   Preamble ? &*Preamble : nullptr);
       if (Preamble && preambleRefused(R, Preamble->PCH)) {
@@ -179,6 +179,7 @@ std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
         Options.Preambles->discard(Preamble->PCH);
         Preamble.reset();
         Dependencies.clear();
+        Shared.clear();
         R = Analysis.run(Compilations, File, &Dependencies);
       }
       ++Analysed;
@@ -189,7 +190,7 @@ std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
       // exist yet, which no dependency list can name: it is not cached.
       if (Options.Cache && Command && R.ToolError.empty() &&
           R.CompileErrors.empty())
-        Options.Cache->store(Key, R, Dependencies);
+        Options.Cache->store(Key, R, Dependencies, Shared);
       Results[I] = std::move(R);
       Status.finished();
     }

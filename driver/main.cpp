@@ -405,13 +405,16 @@ int main(int Argc, const char **Argv) {
 
   std::optional<FindingsCache> Cache;
   std::optional<SharedPreambles> Preambles;
-  std::string CacheDirectory =
-      CacheDir.empty() ? FindingsCache::defaultDirectory() : CacheDir;
-  if (!CacheDirectory.empty()) {
+  SmallString<256> CacheDirectory(
+      CacheDir.empty() ? FindingsCache::defaultDirectory() : CacheDir);
+  // Preambles are built from each unit's own directory: a relative cache
+  // directory must not move with it.
+  if (!CacheDirectory.empty() && !sys::fs::make_absolute(CacheDirectory)) {
     if (!NoCache)
-      Cache.emplace(CacheDirectory, uint64_t(CacheSizeLimit) << 20);
+      Cache.emplace(std::string(CacheDirectory),
+                    uint64_t(CacheSizeLimit) << 20);
     if (!NoPreamble)
-      Preambles.emplace(CacheDirectory);
+      Preambles.emplace(std::string(CacheDirectory));
   }
 
   std::vector<Finding> Findings, CompileErrors;
