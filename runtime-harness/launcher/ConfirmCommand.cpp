@@ -9,6 +9,13 @@
 // finding of that check. The findings file is ddplint's JSON document (or a
 // bare array of findings) or a SARIF log; the output has the input's format.
 //
+// When a flagged file is a complete program (it defines main), confirm also
+// builds it against LibTorch (Programs.h) and runs it on the same ranks with
+// the probe: its own probe calls, or the auto-probe preloaded. Its findings
+// then carry `runtime.program` (what the user's own program showed) and
+// `runtime.scenario`, and the top-level verdict is the program's wherever
+// its run measured the bug's presence or absence.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
@@ -16,6 +23,7 @@
 #include "Launcher.h"
 #include "Options.h"
 #include "Process.h"
+#include "Programs.h"
 #include "Report.h"
 #include "RunDirectory.h"
 #include "Scenarios.h"
@@ -24,12 +32,15 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 
 using namespace ddpharness;
@@ -46,7 +57,45 @@ enum class InputFormat { Json, Sarif };
 struct FindingRef {
   std::string Check;
   json::Object *Object;
+  /// The flagged file as the finding names it ("" when it names none).
+  std::string File;
 };
+
+/// A SARIF artifact URI as a path: file:// URIs lose their scheme.
+std::string pathOfUri(llvm::StringRef Uri) {
+  if (Uri.consume_front("file://"))
+    Uri.consume_front("localhost");
+  std::string Out;
+  for (size_t I = 0; I < Uri.size(); ++I) {
+    unsigned Byte;
+    if (Uri[I] == '%' && I + 2 < Uri.size() &&
+        !Uri.substr(I + 1, 2).getAsInteger(16, Byte)) {
+      Out += static_cast<char>(Byte);
+      I += 2;
+    } else {
+      Out += Uri[I];
+    }
+  }
+  return Out;
+}
+
+std::string fileOf(const json::Object &F, InputFormat Format) {
+  if (Format == InputFormat::Json) {
+    std::optional<llvm::StringRef> File = F.getString("file");
+    return File ? File->str() : "";
+  }
+  const json::Array *Locations = F.getArray("locations");
+  const json::Object *Loc = Locations && !Locations->empty()
+                                ? (*Locations)[0].getAsObject()
+                                : nullptr;
+  const json::Object *Physical =
+      Loc ? Loc->getObject("physicalLocation") : nullptr;
+  const json::Object *Artifact =
+      Physical ? Physical->getObject("artifactLocation") : nullptr;
+  std::optional<llvm::StringRef> Uri =
+      Artifact ? Artifact->getString("uri") : std::nullopt;
+  return Uri ? pathOfUri(*Uri) : "";
+}
 
 /// Finds the findings in \p Doc: ddplint's document (`findings[]`), a bare
 /// array of findings, or SARIF (`runs[0].results[]`, check in `ruleId`).
@@ -88,7 +137,7 @@ collectFindings(json::Value &Doc, const std::string &Format,
     if (!Check)
       return error("finding " + std::to_string(I) + " has no \"" + CheckKey +
                    "\" string");
-    Out.push_back({Check->str(), F});
+    Out.push_back({Check->str(), F, fileOf(*F, Detected)});
   }
   return Out;
 }
@@ -189,8 +238,46 @@ std::string backendName(const std::string &B) {
 }
 
 struct CheckResult {
-  std::string Verdict, Evidence, Svg;
+  std::string Verdict, Evidence, Svg, RunDir;
+
+  json::Object toJSON() const {
+    json::Object O{{"verdict", Verdict}, {"evidence", Evidence}};
+    if (!Svg.empty())
+      O["svg"] = Svg;
+    if (!RunDir.empty())
+      O["run_dir"] = RunDir;
+    return O;
+  }
 };
+
+/// What the user's program showed for a check of kind \p Kind.
+CheckResult programResult(ScenarioKind Kind, const VariantOutcome &Run,
+                          const std::string &Context, double Timeout) {
+  CheckResult R;
+  R.RunDir = Run.RunDir;
+  // One run serves every check of the file: each is measured its own way.
+  VariantOutcome AsKind = Run;
+  if (auto It = Run.KindVerdicts.find(Kind); It != Run.KindVerdicts.end())
+    AsKind.Verdict = It->second;
+  switch (classify(Kind, AsKind)) {
+  case Shows::Bug:
+    R.Verdict = "confirmed";
+    R.Evidence = "confirmed: " + bugClause(Kind, AsKind, Timeout) + " " +
+                 Context;
+    break;
+  case Shows::Clean:
+    R.Verdict = "not confirmed";
+    R.Evidence = "not confirmed: the program " + cleanClause(Kind, AsKind) +
+                 " " + Context;
+    break;
+  case Shows::Neither:
+    R.Verdict = "inconclusive";
+    R.Evidence = "inconclusive: the program's run measured '" +
+                 AsKind.Verdict + "' " + Context;
+    break;
+  }
+  return R;
+}
 
 } // namespace
 
@@ -198,7 +285,8 @@ int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
   int NumRanks = 2, Steps = 0;
   std::string Findings, Output, Format = "auto", Backend = "gloo", RunDir;
   double HangTimeout = 10, RunTimeout = 300, Grace = 2;
-  bool Verbose = false;
+  double ProgramTimeout = 60, BuildTimeout = 600;
+  bool Verbose = false, NoPrograms = false;
   OptionParser Parser(Cmd, "confirm FINDINGS [--nproc N] [--output FILE] "
                            "[--format auto|json|sarif]");
   Parser.addPositional("FINDINGS", &Findings, /*Required=*/true);
@@ -221,6 +309,13 @@ int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
                    "root of the run directories (default: a new directory "
                    "under $TMPDIR/ddp-harness)");
   Parser.addFlag("verbose", &Verbose, "stream the ranks' output to stderr");
+  Parser.addFlag("no-programs", &NoPrograms,
+                 "run the scenarios only, not the flagged programs");
+  Parser.addSeconds("program-timeout", &ProgramTimeout,
+                    "timeout for a flagged program's run; past it the "
+                    "verdict is hang (default 60)");
+  Parser.addSeconds("build-timeout", &BuildTimeout,
+                    "timeout for building a flagged program (default 600)");
   if (llvm::Error E = Parser.parse(Args))
     return reportHarnessError(Cmd, llvm::toString(std::move(E)) + "\n" +
                                        Parser.usage());
@@ -254,6 +349,8 @@ int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
       Checks.push_back(R.Check);
 
   std::map<std::string, CheckResult> Results;
+  /// (file, check) -> what the flagged program showed.
+  std::map<std::pair<std::string, std::string>, CheckResult> ProgramResults;
   bool HarnessError = false;
   if (!Checks.empty()) {
     llvm::Expected<ScenarioProgram> Program = loadScenarioProgram(Cmd);
@@ -299,10 +396,11 @@ int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
           Verbose ? RankOutput::StreamToStderr : RankOutput::LogOnly;
 
       for (const auto &[Check, S] : ToRun) {
-        // The buggy variant against the scenario's first fix.
+        // The buggy variant against the scenario's first fix ("buggy-..."
+        // variants show a bug a partial fix leaves: not fixes).
         std::string Fixed;
         for (const std::string &V : S->Variants)
-          if (V != "buggy") {
+          if (!llvm::StringRef(V).startswith("buggy")) {
             Fixed = V;
             break;
           }
@@ -381,17 +479,134 @@ int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
                      R.Evidence.c_str());
         Results[Check] = std::move(R);
       }
+
+      // The flagged programs themselves: each complete one built and run
+      // once, and measured for each of its checks.
+      std::map<std::string, ScenarioKind> KindOf;
+      for (const auto &[Check, S] : ToRun)
+        KindOf[Check] = S->Kind;
+      std::vector<std::string> Files;
+      for (const FindingRef &F : *Refs)
+        if (!NoPrograms && !F.File.empty() && KindOf.count(F.Check) &&
+            !llvm::is_contained(Files, F.File))
+          Files.push_back(F.File);
+      for (size_t N = 0; N < Files.size(); ++N) {
+        const std::string &File = Files[N];
+        auto note = [&](const std::string &Why) {
+          std::fprintf(stderr,
+                       "ddp-harness confirm: %s: not run: %s; its findings "
+                       "keep the scenarios' evidence\n",
+                       File.c_str(), Why.c_str());
+        };
+        llvm::SmallString<256> Abs(File);
+        (void)llvm::sys::fs::make_absolute(Abs);
+        auto Text = llvm::MemoryBuffer::getFile(Abs);
+        if (!Text) {
+          note("cannot read it (" + Text.getError().message() + ")");
+          continue;
+        }
+        if (!definesMain((*Text)->getBuffer().str())) {
+          note("it defines no main, so it is not a complete program");
+          continue;
+        }
+        std::vector<std::string> FileChecks;
+        for (const FindingRef &F : *Refs)
+          if (F.File == File && KindOf.count(F.Check) &&
+              !llvm::is_contained(FileChecks, F.Check))
+            FileChecks.push_back(F.Check);
+        auto record = [&](const std::function<CheckResult(ScenarioKind)> &R) {
+          for (const std::string &Check : FileChecks)
+            ProgramResults[{File, Check}] = R(KindOf[Check]);
+        };
+
+        std::string Base = llvm::sys::path::stem(Abs).str();
+        std::string Dir =
+            *Root + "/programs/" + std::to_string(N + 1) + "-" + Base;
+        std::fprintf(stderr, "ddp-harness confirm: building %s\n",
+                     File.c_str());
+        llvm::Expected<std::string> BuildDir =
+            prepareRunDirectory(Dir + "/build");
+        llvm::Expected<BuiltProgram> Built =
+            BuildDir ? buildProgram(std::string(Abs), *BuildDir, BuildTimeout)
+                     : BuildDir.takeError();
+        if (!Built) {
+          std::string Why = llvm::toString(Built.takeError());
+          std::fprintf(stderr, "ddp-harness confirm: %s: %s\n", File.c_str(),
+                       Why.c_str());
+          record([&](ScenarioKind) {
+            return CheckResult{"not run", "not run: " + Why, "", ""};
+          });
+          continue;
+        }
+        MeasuredCommand C;
+        C.Command = {Built->Path};
+        C.Environment = Built->Environment;
+        C.Kind = ScenarioKind::Divergence;
+        C.Title = "program " + File;
+        C.SvgTitle = "Cross-rank drift: " + Base;
+        C.SvgLabel = Base;
+        C.Timeout = ProgramTimeout;
+        VariantOutcome Run = runMeasured(C, Dir + "/run", VOpts);
+        if (!Run.HarnessError && Run.Process == ProcessVerdict::Interrupted) {
+          std::fprintf(stderr, "ddp-harness confirm: interrupted\n");
+          return 128 + Run.InterruptSignal;
+        }
+        if (Run.HarnessError) {
+          HarnessError = true;
+          record([&](ScenarioKind) {
+            return CheckResult{"not run",
+                               "not run: the harness could not run it", "",
+                               Run.RunDir};
+          });
+          continue;
+        }
+        std::string Context = "(this program, " + std::to_string(NumRanks) +
+                              " rank" + (NumRanks == 1 ? "" : "s") + ", " +
+                              backendName(Backend) +
+                              (Built->OwnProbe ? ", its own probe calls"
+                                               : ", auto-probe") +
+                              ")";
+        std::string Svg = Run.RunDir + "/drift.svg";
+        record([&](ScenarioKind Kind) {
+          CheckResult R = programResult(Kind, Run, Context, ProgramTimeout);
+          if (Run.Series && llvm::sys::fs::exists(Svg))
+            R.Svg = Svg;
+          return R;
+        });
+        for (const std::string &Check : FileChecks)
+          std::fprintf(stderr, "ddp-harness confirm: %s: %s: %s\n",
+                       File.c_str(), Check.c_str(),
+                       ProgramResults[{File, Check}].Evidence.c_str());
+      }
     }
   }
 
   for (FindingRef &F : *Refs) {
     auto It = Results.find(F.Check);
-    if (It == Results.end())
+    auto P = ProgramResults.find({F.File, F.Check});
+    if (It == Results.end() && P == ProgramResults.end())
       continue;
-    const CheckResult &R = It->second;
-    json::Object Runtime{{"verdict", R.Verdict}, {"evidence", R.Evidence}};
-    if (!R.Svg.empty())
-      Runtime["svg"] = R.Svg;
+    json::Object Runtime;
+    if (P == ProgramResults.end()) {
+      Runtime = It->second.toJSON();
+    } else {
+      // The user's own program speaks first where it measured something.
+      const CheckResult &Program = P->second;
+      bool Measured = Program.Verdict == "confirmed" ||
+                      Program.Verdict == "not confirmed";
+      const CheckResult &Top =
+          Measured || It == Results.end() ? Program : It->second;
+      Runtime = json::Object{{"verdict", Top.Verdict},
+                             {"evidence", Top.Evidence}};
+      std::string Svg = !Top.Svg.empty() ? Top.Svg
+                        : It != Results.end() ? It->second.Svg
+                                              : Program.Svg;
+      if (!Svg.empty())
+        Runtime["svg"] = Svg;
+      Runtime["program"] = Program.toJSON();
+      if (It != Results.end())
+        Runtime["scenario"] = It->second.toJSON();
+    }
     if (Detected == InputFormat::Sarif) {
       // SARIF keeps tool-specific data in a property bag.
       json::Object *Props = F.Object->getObject("properties");

@@ -12,6 +12,7 @@
 #include "OutputLines.h"
 #include "Process.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
@@ -198,6 +199,10 @@ std::vector<std::string> RankRun::environmentFor(int Rank, int Port) const {
     if (std::find(std::begin(Replaced), std::end(Replaced), Name) !=
         std::end(Replaced))
       continue;
+    if (llvm::any_of(Options.Environment, [&](const std::string &Extra) {
+          return llvm::StringRef(Extra).split('=').first == Name;
+        }))
+      continue;
     HasOmpThreads |= Name == "OMP_NUM_THREADS";
     Env.push_back(Entry.str());
   }
@@ -210,6 +215,7 @@ std::vector<std::string> RankRun::environmentFor(int Rank, int Port) const {
   Env.push_back("MASTER_PORT=" + std::to_string(Port));
   Env.push_back("DDP_HARNESS_RUN_DIR=" + Options.RunDir);
   Env.push_back("DDP_HARNESS_BACKEND=" + Options.Backend);
+  Env.insert(Env.end(), Options.Environment.begin(), Options.Environment.end());
   // As torchrun does: N ranks on one machine each get one OpenMP thread
   // unless the user chose otherwise.
   if (!HasOmpThreads && Options.NumRanks > 1)

@@ -46,6 +46,9 @@ struct LaunchOptions {
   std::string RunDir;
   /// The program (already resolved to a path) and its arguments.
   std::vector<std::string> Command;
+  /// "NAME=VALUE" entries each rank gets on top of the harness's own
+  /// environment (they replace inherited ones of the same name).
+  std::vector<std::string> Environment;
   RankOutput Output = RankOutput::Stream;
   /// Called with the chosen MASTER_PORT just before the ranks start.
   std::function<void(int Port)> OnStart;

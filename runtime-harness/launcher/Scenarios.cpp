@@ -137,11 +137,9 @@ ddpharness::loadScenarioProgram(const std::string &Command) {
   return std::move(Program);
 }
 
-VariantOutcome ddpharness::runScenarioVariant(const std::string &Program,
-                                              const ScenarioInfo &S,
-                                              const std::string &Variant,
-                                              const std::string &Dir,
-                                              const VariantOptions &O) {
+VariantOutcome ddpharness::runMeasured(const MeasuredCommand &C,
+                                       const std::string &Dir,
+                                       const VariantOptions &O) {
   VariantOutcome R;
   const char *Cmd = O.Command.c_str();
   auto fail = [&](llvm::Error E) {
@@ -160,40 +158,58 @@ VariantOutcome ddpharness::runScenarioVariant(const std::string &Program,
   LaunchOptions Options;
   Options.NumRanks = O.NumRanks;
   Options.Backend = O.Backend;
-  Options.TimeoutSeconds =
-      S.Kind == ScenarioKind::Hang ? O.HangTimeout : O.RunTimeout;
+  Options.TimeoutSeconds = C.Timeout;
   Options.GraceSeconds = O.Grace;
   Options.RunDir = *Made;
-  Options.Command = {Program, S.Name, Variant};
-  if (O.Steps > 0) {
-    Options.Command.push_back("--steps");
-    Options.Command.push_back(std::to_string(O.Steps));
-  }
-  if (!O.Device.empty()) {
-    Options.Command.push_back("--device");
-    Options.Command.push_back(O.Device);
-  }
+  Options.Command = C.Command;
+  Options.Environment = C.Environment;
   Options.Output = O.Output;
-  std::fprintf(stderr, "ddp-harness %s: %s %s (%s, timeout %g s)\n", Cmd,
-               S.Name.c_str(), Variant.c_str(), S.KindName.c_str(),
+  std::fprintf(stderr, "ddp-harness %s: %s (%s, timeout %g s)\n", Cmd,
+               C.Title.c_str(), scenarioKindName(C.Kind),
                Options.TimeoutSeconds);
 
-  llvm::Expected<AnalysedRun> Run = launchAndAnalyse(
-      Options, "Cross-rank drift: " + S.Name + " " + Variant, Variant);
+  llvm::Expected<AnalysedRun> Run =
+      launchAndAnalyse(Options, C.SvgTitle, C.SvgLabel);
   if (!Run)
     return fail(Run.takeError());
   const RunAnalysis &A = Run->Analysis;
   R.Process = Run->Result.Verdict;
   R.InterruptSignal = Run->Result.InterruptSignal;
   R.WallSeconds = Run->Result.WallSeconds;
-  R.Verdict = measuredVerdict(S.Kind, recordOf(Run->Result), A);
+  R.Verdict = measuredVerdict(C.Kind, recordOf(Run->Result), A);
+  for (ScenarioKind K : {ScenarioKind::Divergence, ScenarioKind::Hang,
+                         ScenarioKind::DataOrder, ScenarioKind::GradientScale})
+    R.KindVerdicts[K] = measuredVerdict(K, recordOf(Run->Result), A);
   R.FirstDivergentStep = A.FirstDivergentStep;
   R.MaxDrift = A.MaxDrift;
   R.Metrics = metricsJson(A);
   for (const std::string &W : warningsToShow(A.Warnings, 5))
-    std::fprintf(stderr, "ddp-harness %s: %s %s: warning: %s\n", Cmd,
-                 S.Name.c_str(), Variant.c_str(), W.c_str());
+    std::fprintf(stderr, "ddp-harness %s: %s: warning: %s\n", Cmd,
+                 C.Title.c_str(), W.c_str());
   if (!A.Steps.empty())
-    R.Series = driftSeries(Variant, A);
+    R.Series = driftSeries(C.SvgLabel, A);
   return R;
+}
+
+VariantOutcome ddpharness::runScenarioVariant(const std::string &Program,
+                                              const ScenarioInfo &S,
+                                              const std::string &Variant,
+                                              const std::string &Dir,
+                                              const VariantOptions &O) {
+  MeasuredCommand C;
+  C.Command = {Program, S.Name, Variant};
+  if (O.Steps > 0) {
+    C.Command.push_back("--steps");
+    C.Command.push_back(std::to_string(O.Steps));
+  }
+  if (!O.Device.empty()) {
+    C.Command.push_back("--device");
+    C.Command.push_back(O.Device);
+  }
+  C.Kind = S.Kind;
+  C.Title = S.Name + " " + Variant;
+  C.SvgTitle = "Cross-rank drift: " + S.Name + " " + Variant;
+  C.SvgLabel = Variant;
+  C.Timeout = S.Kind == ScenarioKind::Hang ? O.HangTimeout : O.RunTimeout;
+  return runMeasured(C, Dir, O);
 }

@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,7 +81,29 @@ struct VariantOutcome {
   int InterruptSignal = 0;
   /// Drift over steps; empty when the probe recorded nothing.
   std::optional<DriftSeries> Series;
+  /// The verdict as each kind measures it (one run of a user's program
+  /// serves checks of several kinds).
+  std::map<ScenarioKind, std::string> KindVerdicts;
 };
+
+/// A program run measured the way a scenario of kind \p Kind is.
+struct MeasuredCommand {
+  /// The program, resolved, and its arguments.
+  std::vector<std::string> Command;
+  /// Extra "NAME=VALUE" for every rank.
+  std::vector<std::string> Environment;
+  ScenarioKind Kind = ScenarioKind::Unknown;
+  /// What the progress line and warnings call the run ("move-after-wrap
+  /// buggy"), and the drift picture's title and series label.
+  std::string Title, SvgTitle, SvgLabel;
+  double Timeout = 300;
+};
+
+/// Runs \p C under the launcher in the fresh directory \p Dir, writes
+/// harness.json (and drift.svg when there is probe data) there, and measures
+/// the verdict the way \p C.Kind is measured.
+VariantOutcome runMeasured(const MeasuredCommand &C, const std::string &Dir,
+                           const VariantOptions &Options);
 
 /// Runs \p Variant of \p S under the launcher in the fresh directory \p Dir,
 /// writes harness.json (and drift.svg when there is probe data) there, and

@@ -112,6 +112,17 @@ void Probe::step(const torch::nn::Module &Module, int64_t Step, int64_t Epoch,
                  const std::vector<int64_t> *Indices) {
   if (!records(Step))
     return;
+  std::vector<std::pair<std::string, torch::Tensor>> Named;
+  for (const auto &Item : Module.named_parameters(/*recurse=*/true))
+    Named.emplace_back(Item.key(), Item.value());
+  step(Named, Step, Epoch, Indices);
+}
+
+void Probe::step(
+    const std::vector<std::pair<std::string, torch::Tensor>> &Named,
+    int64_t Step, int64_t Epoch, const std::vector<int64_t> *Indices) {
+  if (!records(Step))
+    return;
   if (!Jsonl)
     open();
   // Append the raw values first and flush them: a reader never sees a JSON
@@ -139,11 +150,10 @@ void Probe::step(const torch::nn::Module &Module, int64_t Step, int64_t Epoch,
                      ", \"world_size\": " + std::to_string(WorldSize) +
                      ", \"params\": [";
   bool First = true;
-  for (const auto &Item : Module.named_parameters(/*recurse=*/true)) {
-    const torch::Tensor &P = Item.value();
+  for (const auto &[Name, P] : Named) {
     Line += First ? "" : ", ";
     First = false;
-    Line += "{\"name\": " + quoted(Item.key()) +
+    Line += "{\"name\": " + quoted(Name) +
             ", \"numel\": " + std::to_string(P.numel()) + ", " +
             fingerprint(P) + ", \"grad\": ";
     const torch::Tensor &G = P.grad();

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ddpharness {
@@ -56,6 +57,12 @@ public:
   /// The same, with the batch's indices as an integer tensor.
   void step(const torch::nn::Module &Module, int64_t Step, int64_t Epoch,
             const torch::Tensor &Indices);
+
+  /// The same for parameters that come without a module (an optimizer's
+  /// parameter groups): each with the name the ranks agree on.
+  void step(const std::vector<std::pair<std::string, torch::Tensor>> &Named,
+            int64_t Step, int64_t Epoch = -1,
+            const std::vector<int64_t> *Indices = nullptr);
 
   /// Writes result-rank<R>.json with numbers the program measured itself
   /// (grad_ratio: the gradient the ranks stepped with over the true average).

@@ -1,0 +1,49 @@
+//===- Programs.h - Building a flagged program to run it ------------------===//
+//
+// `confirm` runs the user's own program, not only the scenario of a check,
+// when the flagged file is a complete program (it defines main). It builds
+// the file against the LibTorch the harness was built with, by generating a
+// small CMake project that finds Torch with find_package (so LibTorch 1.13
+// from Debian and 2.x from a PyTorch install build alike), and runs it
+// under the launcher. A program that includes <ddpharness/...> is linked
+// with the harness library and records what its own probe calls say; any
+// other program runs with libddpharness-autoprobe.so preloaded, which
+// records the fingerprints at every optimizer step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPHARNESS_LAUNCHER_PROGRAMS_H
+#define DDPHARNESS_LAUNCHER_PROGRAMS_H
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace ddpharness {
+
+/// Whether \p Source defines `main`: a complete program on its own.
+bool definesMain(const std::string &Source);
+
+/// Whether \p Source includes the harness library's headers.
+bool usesHarnessLibrary(const std::string &Source);
+
+struct BuiltProgram {
+  /// The executable.
+  std::string Path;
+  /// Environment the ranks need ("LD_PRELOAD=..." for the auto-probe).
+  std::vector<std::string> Environment;
+  /// True when the program calls the probe itself.
+  bool OwnProbe = false;
+};
+
+/// Builds \p File (absolute) into \p Dir (fresh, absolute); the build's
+/// output goes to Dir/build.log. The error names the first compiler or
+/// linker error, or why the harness cannot build programs at all.
+llvm::Expected<BuiltProgram> buildProgram(const std::string &File,
+                                          const std::string &Dir,
+                                          double Timeout);
+
+} // namespace ddpharness
+
+#endif
