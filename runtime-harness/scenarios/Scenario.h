@@ -34,7 +34,8 @@ struct Scenario {
   /// How the launcher measures the verdict: divergence, hang, data-order
   /// or gradient-scale (docs/harness.md, "Verdicts").
   const char *kind;
-  /// "buggy" first, then the fixes.
+  /// "buggy" first, then the fixes ("fixed..."); a variant named
+  /// "buggy-..." shows a bug that a tempting partial fix still leaves.
   std::vector<std::string> variants;
   const char *description;
   void (*run)(Context &);

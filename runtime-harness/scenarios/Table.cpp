@@ -15,13 +15,14 @@ extern const Scenario DivergentCollective;
 extern const Scenario UnaveragedAllreduce;
 extern const Scenario MissingBroadcast;
 extern const Scenario MutationAfterWrap;
+extern const Scenario AddLayerAfterWrap;
 extern const Scenario SyncAfterStep;
 
 const std::vector<const Scenario *> &scenarios() {
   static const std::vector<const Scenario *> Table = {
       &MoveAfterWrap,       &UnwrappedForward,    &SamplerEpoch,
       &DivergentCollective, &UnaveragedAllreduce, &MissingBroadcast,
-      &MutationAfterWrap,   &SyncAfterStep};
+      &MutationAfterWrap,   &AddLayerAfterWrap,   &SyncAfterStep};
   return Table;
 }
 
