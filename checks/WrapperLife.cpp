@@ -95,8 +95,11 @@ WrapperLife::WrapperLife(const FunctionDecl &Function, ASTContext &Context,
     if (IsWrapperType(V->getType())) {
       addWrap(V, V->getInit(), D, V->getLocation());
     } else if (Vocabulary::moduleClassOfHandle(V->getType())) {
-      // `auto alias = model;`, `NetImpl &ref = *model;`
-      if (const ValueDecl *Source = handleDecl(V->getInit()))
+      // `auto alias = model;`, `NetImpl &ref = *model;`,
+      // `Net &inner = ddp->module();`
+      if (const Expr *Base = Vocab.innerModuleAccessBase(V->getInit()))
+        InnerOf[V] = Base;
+      else if (const ValueDecl *Source = handleDecl(V->getInit()))
         CopyOf[V] = Source;
     }
   }
@@ -136,8 +139,13 @@ WrapperLife::WrapperLife(const FunctionDecl &Function, ASTContext &Context,
         !Vocabulary::isPointerLikeHandle(Target->getType()))
       continue;
     Rebuilds[Target].push_back(R);
-    if (R->getNumArgs() == 1)
-      addWrap(Target, R->getArg(0), R, R->getBeginLoc());
+    // `reset()` fills in a default null argument: that empties the pointer
+    // rather than building a wrapper; so does `reset(nullptr)`.
+    const Expr *Arg = R->getNumArgs() == 1 ? R->getArg(0) : nullptr;
+    if (Arg && !isa<CXXDefaultArgExpr>(Arg) &&
+        !Arg->IgnoreParenImpCasts()->isNullPointerConstant(
+            Context, Expr::NPC_ValueDependentIsNotNull))
+      addWrap(Target, Arg, R, R->getBeginLoc());
   }
 }
 
@@ -241,6 +249,8 @@ const Wrap *WrapperLife::resolve(const Expr *Handle, const Stmt *At,
     for (const Wrap &W : Wraps)
       if (W.Module == D && live(W, At))
         return &W;
+    if (auto Inner = InnerOf.find(D); Inner != InnerOf.end())
+      return wrapper(Inner->second, At);
     auto It = CopyOf.find(D);
     if (It == CopyOf.end())
       break;

@@ -83,6 +83,9 @@ private:
   llvm::DenseMap<const ValueDecl *, std::vector<const Stmt *>> Rebuilds;
   /// Local copies of module handles: `auto m2 = model;`.
   llvm::DenseMap<const ValueDecl *, const ValueDecl *> CopyOf;
+  /// Locals bound to a wrapper's inner module: `Net &inner = ddp->module();`
+  /// maps to the wrapper expression (`ddp`).
+  llvm::DenseMap<const ValueDecl *, const Expr *> InnerOf;
 };
 
 } // namespace clang::tidy::ddp

@@ -39,6 +39,20 @@ void late_head(PG pg) {
   // CHECK-MESSAGES: :[[@LINE-9]]:8: note: 'model' wrapped here
 }
 
+// Seed 002, example 2: a layer added through a reference to the inner
+// module. Broadcasting it afterwards does not help: its gradients are never
+// averaged.
+void late_layer_through_inner_reference(PG pg) {
+  Net model;
+  auto ddp = std::make_unique<DDP>(model, pg);
+  Net &inner = ddp->module();
+  inner->register_module("new_linear", torch::nn::Linear(2, 2));
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'register_module' adds to 'model' after 'ddp' wrapped it
+  // CHECK-MESSAGES: :[[@LINE-4]]:8: note: 'model' wrapped here
+  std::vector<torch::Tensor> params = model->parameters();
+  pg->broadcast(params)->wait();
+}
+
 //===----------------------------------------------------------------------===//
 // Values changed on some ranks, or drawn at random, with no collective after
 //===----------------------------------------------------------------------===//
@@ -136,6 +150,17 @@ void negative_before_wrap(PG pg) {
   model->register_module("head", torch::nn::Linear(2, 2));
   torch::nn::init::normal_(model->fc->weight);
   DDP ddp(model, pg);
+}
+
+// The layer added through the inner module, then the wrapper rebuilt: the
+// new wrapper copies and hooks every parameter.
+void negative_layer_then_rewrap(PG pg) {
+  Net model;
+  auto ddp = std::make_unique<DDP>(model, pg);
+  Net &inner = ddp->module();
+  ddp.reset();
+  inner->register_module("new_linear", torch::nn::Linear(2, 2));
+  ddp = std::make_unique<DDP>(model, pg);
 }
 
 // The wrapper's own constructor registers the module it wraps.
