@@ -79,7 +79,12 @@ std::string pathOfUri(llvm::StringRef Uri) {
   return Out;
 }
 
-std::string fileOf(const json::Object &F, InputFormat Format) {
+/// The flagged file of finding \p F. In SARIF a relative artifact URI is
+/// resolved against the run's `originalUriBaseIds` entry its `uriBaseId`
+/// names (ddplint writes paths relative to %SRCROOT%, the directory it ran
+/// in), so confirm finds the file from any working directory.
+std::string fileOf(const json::Object &F, InputFormat Format,
+                   const json::Object *BaseIds) {
   if (Format == InputFormat::Json) {
     std::optional<llvm::StringRef> File = F.getString("file");
     return File ? File->str() : "";
@@ -94,7 +99,20 @@ std::string fileOf(const json::Object &F, InputFormat Format) {
       Physical ? Physical->getObject("artifactLocation") : nullptr;
   std::optional<llvm::StringRef> Uri =
       Artifact ? Artifact->getString("uri") : std::nullopt;
-  return Uri ? pathOfUri(*Uri) : "";
+  if (!Uri)
+    return "";
+  std::string Path = pathOfUri(*Uri);
+  std::optional<llvm::StringRef> BaseId = Artifact->getString("uriBaseId");
+  const json::Object *Base =
+      BaseId && BaseIds ? BaseIds->getObject(*BaseId) : nullptr;
+  std::optional<llvm::StringRef> BaseUri =
+      Base ? Base->getString("uri") : std::nullopt;
+  if (BaseUri && !llvm::sys::path::is_absolute(Path)) {
+    llvm::SmallString<256> Joined(pathOfUri(*BaseUri));
+    llvm::sys::path::append(Joined, Path);
+    return std::string(Joined);
+  }
+  return Path;
 }
 
 /// Finds the findings in \p Doc: ddplint's document (`findings[]`), a bare
@@ -106,6 +124,7 @@ collectFindings(json::Value &Doc, const std::string &Format,
     return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
   };
   json::Array *List = nullptr;
+  const json::Object *BaseIds = nullptr;
   std::string CheckKey = "check";
   json::Object *Top = Doc.getAsObject();
   bool LooksSarif = Top && Top->get("runs");
@@ -117,6 +136,7 @@ collectFindings(json::Value &Doc, const std::string &Format,
     List = Run ? Run->getArray("results") : nullptr;
     if (!List)
       return error("not a SARIF log with runs[0].results");
+    BaseIds = Run->getObject("originalUriBaseIds");
     CheckKey = "ruleId";
   } else {
     Detected = InputFormat::Json;
@@ -137,7 +157,7 @@ collectFindings(json::Value &Doc, const std::string &Format,
     if (!Check)
       return error("finding " + std::to_string(I) + " has no \"" + CheckKey +
                    "\" string");
-    Out.push_back({Check->str(), F, fileOf(*F, Detected)});
+    Out.push_back({Check->str(), F, fileOf(*F, Detected, BaseIds)});
   }
   return Out;
 }
