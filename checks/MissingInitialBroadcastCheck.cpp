@@ -296,6 +296,35 @@ void MissingInitialBroadcastCheck::check(
     if (issuesBroadcast(*C, Context, 0))
       Starts.push_back(C);
   }
+  // A loop over the model's parameters that broadcasts each one:
+  // `for (auto &p : model->parameters()) pg.broadcast({p})`. Its body may
+  // run zero times only when there is nothing to broadcast, so the loop as
+  // a whole gives the replicas their common start.
+  auto OverTheModel = [&](const Stmt *Header) {
+    return Header &&
+           llvm::any_of(match(findAll(declRefExpr(to(valueDecl().bind("d")))),
+                              *Header, Context),
+                        [&](const BoundNodes &N) {
+                          return Related.contains(N.getNodeAs<ValueDecl>("d"));
+                        });
+  };
+  for (const BoundNodes &N :
+       match(findAll(stmt(anyOf(cxxForRangeStmt(), forStmt())).bind("l")),
+             *Body, Context)) {
+    const auto *Loop = N.getNodeAs<Stmt>("l");
+    bool Over = false;
+    const Stmt *LoopBody = nullptr;
+    if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop)) {
+      Over = OverTheModel(Range->getRangeInit());
+      LoopBody = Range->getBody();
+    } else {
+      const auto *For = cast<ForStmt>(Loop);
+      Over = OverTheModel(For->getInit()) || OverTheModel(For->getCond());
+      LoopBody = For->getBody();
+    }
+    if (Over && LoopBody && issuesBroadcast(*LoopBody, Context, 0))
+      Starts.push_back(Loop);
+  }
   // Hand-synced, distributed training of this model: steps and ranks.
   if (Steps.empty() || !Distributed)
     return;

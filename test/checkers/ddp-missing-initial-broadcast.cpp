@@ -57,6 +57,24 @@ void rank_seed(PG pg, torch::Tensor x) {
   }
 }
 
+// A loop that broadcasts another model's parameters leaves this one apart.
+void broadcast_loop_over_another_model(PG pg, torch::Tensor x) {
+  torch::manual_seed(1234 + pg->getRank());
+  Net teacher;
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: the seed depends on the rank here
+  for (auto &p : teacher->parameters()) {
+    std::vector<torch::Tensor> one{p.data()};
+    pg->broadcast(one)->wait();
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
 struct Context {
   int rank = 0;
   int world = 1;
@@ -342,6 +360,34 @@ void negative_broadcast(PG pg, torch::Tensor x) {
   torch::manual_seed(pg->getRank());
   Net model;
   broadcast_parameters(*pg, model);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
+
+// Each parameter broadcast in a loop over the parameters, by range or by
+// index.
+void negative_broadcast_each_parameter(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  for (auto &p : model->parameters()) {
+    std::vector<torch::Tensor> one{p.data()};
+    pg->broadcast(one)->wait();
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
+void negative_broadcast_each_parameter_by_index(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  std::vector<torch::Tensor> params = model->parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::vector<torch::Tensor> one{params[i]};
+    pg->broadcast(one)->wait();
+  }
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
   model->forward(x).sum().backward();
   sync_gradients(*pg, model);

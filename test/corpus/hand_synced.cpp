@@ -1,17 +1,15 @@
 // A correct trainer without a wrapper: rank 0's parameters broadcast at the
-// start, each gradient all-reduced and divided by the world size after
-// backward. The replicas stay equal, yet ddplint reports two findings:
+// start, one parameter at a time in a loop, each gradient all-reduced and
+// divided by the world size after backward. The ranks build the model
+// without a common seed, so without the broadcast they really would start
+// apart; the run shows they do not, and ddp-missing-initial-broadcast credits
+// the loop. The one finding:
 //  - ddp-per-parameter-allreduce: one collective per parameter is a
 //    performance finding; no run-time verdict can show it.
-//  - ddp-missing-initial-broadcast: the broadcast runs in a loop over the
-//    parameters, and the check does not credit a broadcast inside a loop
-//    (the same broadcast of one vector of all parameters is credited). The
-//    ranks build the model without a common seed, so without this broadcast
-//    they really would start apart; the run shows they do not.
 //
-// CORPUS-STATIC: ddp-missing-initial-broadcast, ddp-per-parameter-allreduce
+// CORPUS-STATIC: ddp-per-parameter-allreduce
 // CORPUS-RUNTIME: divergence consistent
-// CORPUS-LIMIT: per-parameter all-reduce is static-only (latency, not correctness); a broadcast in a loop over the parameters is not credited (false positive)
+// CORPUS-LIMIT: per-parameter all-reduce is static-only (latency, not correctness)
 #include <ddpharness/ddpharness.h>
 #include <torch/torch.h>
 
