@@ -94,6 +94,28 @@ void flattened_sum(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net &model) {
   }
 }
 
+// Divided by the world size only for a log line: the quotient is a new
+// tensor, read down to a number; the optimizer steps with the sum.
+void divided_copy_for_logging(c10d::ProcessGroup &pg, Net &model,
+                              torch::optim::SGD &optimizer, double &logged) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad().reshape({-1}));
+  std::vector<at::Tensor> bucket{torch::cat(grads)};
+  pg.allreduce(bucket)->wait();
+  // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: 'allreduce' sums the gradients over all ranks
+  int64_t offset = 0;
+  for (auto &p : model->parameters()) {
+    auto n = p.numel();
+    p.mutable_grad().copy_(bucket[0].slice(0, offset, offset + n).view_as(p));
+    offset += n;
+  }
+  auto mean = bucket[0] / pg.getSize();
+  logged = mean.norm().item<double>();
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with the summed gradients here
+}
+
 // Divided, but not by the world size.
 void divided_by_the_batch_count(c10d::ProcessGroup &pg, Net &model,
                                 int accumulation_steps) {
@@ -230,6 +252,34 @@ void divided_in_the_loop(c10d::ProcessGroup &pg, Net &model,
     std::vector<at::Tensor> grads{p.grad()};
     pg.allreduce(grads)->wait();
     p.grad().div_(pg.getSize());
+  }
+  optimizer.step();
+}
+
+// A new tensor, the quotient, copied back into the gradients: directly, or
+// through a local and a view of it.
+void quotient_copied_back(c10d::ProcessGroup &pg, Net &model,
+                          torch::optim::SGD &optimizer) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad().reshape({-1}));
+  std::vector<at::Tensor> bucket{torch::cat(grads)};
+  pg.allreduce(bucket)->wait();
+  auto averaged = bucket[0] / pg.getSize();
+  int64_t offset = 0;
+  for (auto &p : model->parameters()) {
+    auto n = p.numel();
+    p.mutable_grad().copy_(averaged.slice(0, offset, offset + n).view_as(p));
+    offset += n;
+  }
+  optimizer.step();
+}
+void quotient_assigned(c10d::ProcessGroup &pg, Net &model,
+                       torch::optim::SGD &optimizer) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    p.mutable_grad() = grads[0] / pg.getSize();
   }
   optimizer.step();
 }
