@@ -306,6 +306,8 @@ bool Averaging::valueKept(const CodeUnit &U, const Expr *E,
         const auto *Var = dyn_cast<VarDecl>(D);
         if (!Var || !Var->getInit() || !U.contains(Var->getInit(), E))
           continue;
+        // A lambda capturing the variable names it in its capture list,
+        // which counts as passing it on: a lambda's body is not followed.
         for (const Stmt *S : U.Stmts)
           if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
               Ref && Ref->getDecl() == Var && valueKept(U, Ref, Depth + 1))

@@ -132,19 +132,22 @@ bool touchesOnlyBuffers(const Stmt &Body, ASTContext &Context) {
   return Buffers && !Parameters;
 }
 
+/// Whether \p S refers to one of \p Decls.
+bool mentionsAny(const Stmt &S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Decls,
+                 ASTContext &Context) {
+  return llvm::any_of(
+      match(findAll(declRefExpr(to(valueDecl().bind("d")))), S, Context),
+      [&](const BoundNodes &N) {
+        return Decls.contains(N.getNodeAs<ValueDecl>("d"));
+      });
+}
+
 /// The locals of \p Body built from \p Model, transitively: the optimizer
 /// over its parameters, a training-loop object handed the model or that
 /// optimizer. \p Model is one of them.
 llvm::SmallPtrSet<const ValueDecl *, 8>
 builtFrom(const VarDecl &Model, const Stmt &Body, ASTContext &Context) {
   llvm::SmallPtrSet<const ValueDecl *, 8> Related{&Model};
-  auto Mentions = [&](const Stmt &S) {
-    return llvm::any_of(
-        match(findAll(declRefExpr(to(valueDecl().bind("d")))), S, Context),
-        [&](const BoundNodes &N) {
-          return Related.contains(N.getNodeAs<ValueDecl>("d"));
-        });
-  };
   llvm::SmallVector<const VarDecl *, 16> Vars;
   for (const BoundNodes &N : match(findAll(declStmt().bind("s")), Body, Context))
     for (const Decl *D : N.getNodeAs<DeclStmt>("s")->decls())
@@ -153,7 +156,7 @@ builtFrom(const VarDecl &Model, const Stmt &Body, ASTContext &Context) {
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (const VarDecl *Var : Vars)
-      if (!Related.contains(Var) && Mentions(*Var->getInit()))
+      if (!Related.contains(Var) && mentionsAny(*Var->getInit(), Related, Context))
         Changed |= Related.insert(Var).second;
   }
   return Related;
@@ -283,9 +286,14 @@ void MissingInitialBroadcastCheck::check(
              Flow.reachable(Decl, C))
       Steps.push_back(C);
     // What gives every replica the same start after construction: a
-    // broadcast, or a checkpoint loaded on every rank.
-    if (Broadcasts)
-      Starts.push_back(C);
+    // broadcast (a loop over the model's parameters that broadcasts each one
+    // as a whole), or a checkpoint loaded on every rank.
+    if (Broadcasts) {
+      ParameterLoop Loop = Vocabulary::enclosingParameterLoop(*C, Context);
+      Starts.push_back(Loop.Loop && mentionsAny(*Loop.Collection, Related, Context)
+                           ? Loop.Loop
+                           : C);
+    }
     else if (const Expr *Loaded = Vocabulary::moduleLoadTarget(*C))
       if (handleDecl(Loaded) == Model && !underRankCondition(*C, Context, Vocab))
         Starts.push_back(C);
@@ -295,35 +303,6 @@ void MissingInitialBroadcastCheck::check(
     const auto *C = N.getNodeAs<CXXConstructExpr>("c");
     if (issuesBroadcast(*C, Context, 0))
       Starts.push_back(C);
-  }
-  // A loop over the model's parameters that broadcasts each one:
-  // `for (auto &p : model->parameters()) pg.broadcast({p})`. Its body may
-  // run zero times only when there is nothing to broadcast, so the loop as
-  // a whole gives the replicas their common start.
-  auto OverTheModel = [&](const Stmt *Header) {
-    return Header &&
-           llvm::any_of(match(findAll(declRefExpr(to(valueDecl().bind("d")))),
-                              *Header, Context),
-                        [&](const BoundNodes &N) {
-                          return Related.contains(N.getNodeAs<ValueDecl>("d"));
-                        });
-  };
-  for (const BoundNodes &N :
-       match(findAll(stmt(anyOf(cxxForRangeStmt(), forStmt())).bind("l")),
-             *Body, Context)) {
-    const auto *Loop = N.getNodeAs<Stmt>("l");
-    bool Over = false;
-    const Stmt *LoopBody = nullptr;
-    if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop)) {
-      Over = OverTheModel(Range->getRangeInit());
-      LoopBody = Range->getBody();
-    } else {
-      const auto *For = cast<ForStmt>(Loop);
-      Over = OverTheModel(For->getInit()) || OverTheModel(For->getCond());
-      LoopBody = For->getBody();
-    }
-    if (Over && LoopBody && issuesBroadcast(*LoopBody, Context, 0))
-      Starts.push_back(Loop);
   }
   // Hand-synced, distributed training of this model: steps and ranks.
   if (Steps.empty() || !Distributed)

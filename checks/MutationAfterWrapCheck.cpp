@@ -161,8 +161,11 @@ void MutationAfterWrapCheck::checkValue(const CallExpr &Change,
   for (const BoundNodes &N :
        match(findAll(callExpr().bind("c")), *Function.getBody(), Context)) {
     const auto *C = N.getNodeAs<CallExpr>("c");
-    if (C != &Change && issuesCollective(*C, Context))
-      Collectives.push_back(C);
+    if (C == &Change || !issuesCollective(*C, Context))
+      continue;
+    // A broadcast of each parameter in a loop over them: the loop as a whole.
+    const Stmt *Loop = Vocabulary::enclosingParameterLoop(*C, Context).Loop;
+    Collectives.push_back(Loop ? Loop : C);
   }
   if (!Life.flow().reachesExit(&Change, Collectives))
     return;

@@ -35,19 +35,6 @@ AST_MATCHER_P(CallExpr, isModuleComputation, const Vocabulary *, Vocab) {
   return computationReceiver(Node, *Vocab) != nullptr;
 }
 
-bool insideParameterLoop(const Stmt &S, ASTContext &Context) {
-  DynTypedNode Node = DynTypedNode::create(S);
-  for (unsigned Depth = 0; Depth < 64; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      return false;
-    Node = Parents[0];
-    if (const auto *For = Node.get<CXXForRangeStmt>())
-      if (Vocabulary::parameterLoopVariable(*For))
-        return true;
-  }
-  return false;
-}
 } // namespace
 
 void UnwrappedForwardCheck::registerMatchers(MatchFinder *Finder) {
@@ -134,7 +121,7 @@ bool UnwrappedForwardCheck::reducesGradients(const Stmt &S,
       if (C->Kind != CollectiveKind::AllReduce &&
           C->Kind != CollectiveKind::ReduceScatter)
         return false;
-      return insideParameterLoop(*Call, Context) ||
+      return Vocabulary::enclosingParameterLoop(*Call, Context).Loop ||
              llvm::any_of(Call->arguments(), [](const Expr *Arg) {
                return containsWhere(Arg, [](const Stmt *Y) {
                  const auto *G = dyn_cast<CallExpr>(Y);

@@ -1,10 +1,12 @@
 //===--- Vocabulary.cpp - LibTorch and c10d as the ddp checks see them ----===//
 
 #include "Vocabulary.h"
+#include "utils/AstWalk.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -773,6 +775,52 @@ const VarDecl *Vocabulary::parameterLoopVariable(const CXXForRangeStmt &Loop) {
   if (!Call || !parameterCollection(*Call))
     return nullptr;
   return Loop.getLoopVariable();
+}
+
+namespace {
+/// `c` in `i < c.size()` when `c` is a parameter collection, or a local
+/// initialized from one; null otherwise.
+const Expr *sizeBoundCollection(const Expr *Cond) {
+  const Expr *Found = nullptr;
+  containsWhere(Cond, [&](const Stmt *S) {
+    const auto *Size = dyn_cast<CXXMemberCallExpr>(S);
+    if (!Size || identifierName(Size->getMethodDecl()) != "size")
+      return false;
+    const Expr *Object = stripObjectWrappers(Size->getImplicitObjectArgument());
+    const Expr *Source = Object;
+    if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Object))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+          Var && Var->hasLocalStorage() && Var->getInit())
+        Source = stripObjectWrappers(Var->getInit());
+    const auto *Call = dyn_cast_or_null<CallExpr>(Source);
+    if (!Call || !Vocabulary::parameterCollection(*Call))
+      return false;
+    Found = Object;
+    return true;
+  });
+  return Found;
+}
+} // namespace
+
+ParameterLoop Vocabulary::enclosingParameterLoop(const Stmt &S,
+                                                 ASTContext &Context) {
+  DynTypedNode Child = DynTypedNode::create(S);
+  for (unsigned Depth = 0; Depth < 64; ++Depth) {
+    DynTypedNodeList Parents = Context.getParents(Child);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>())
+      return {};
+    DynTypedNode Node = Parents[0];
+    const Stmt *From = Child.get<Stmt>();
+    if (const auto *Range = Node.get<CXXForRangeStmt>();
+        Range && From == Range->getBody() && parameterLoopVariable(*Range))
+      return {Range, Range->getRangeInit()};
+    if (const auto *For = Node.get<ForStmt>();
+        For && From == For->getBody() && For->getCond())
+      if (const Expr *Collection = sizeBoundCollection(For->getCond()))
+        return {For, Collection};
+    Child = Node;
+  }
+  return {};
 }
 
 const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {

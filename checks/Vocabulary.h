@@ -79,6 +79,14 @@ llvm::StringRef collectiveApiName(CollectiveApi A);
 
 enum class ParameterCollection { Parameters, NamedParameters };
 
+/// A loop over a module's parameters: the loop statement and the expression
+/// naming the collection it walks (`m->parameters()`, or `params` in
+/// `for (size_t i = 0; i < params.size(); ++i)`).
+struct ParameterLoop {
+  const Stmt *Loop = nullptr;
+  const Expr *Collection = nullptr;
+};
+
 /// The operation of a reducing collective.
 enum class ReduceOpKind {
   Sum,              // SUM / MPI_SUM / ncclSum / std::plus: the default
@@ -144,6 +152,14 @@ public:
   /// The loop variable of `for (auto &p : m->parameters())` or of a
   /// `named_parameters()` loop; null for other loops.
   static const VarDecl *parameterLoopVariable(const CXXForRangeStmt &Loop);
+  /// The innermost loop over a module's parameters whose body holds \p S:
+  /// a `parameters()` / `named_parameters()` range loop, or an index loop
+  /// bounded by the size of such a collection or of a local taken from one.
+  /// A collective issued for each parameter there runs on every rank
+  /// whenever the module has parameters, so flow questions treat the loop
+  /// as one site although its body may run zero times.
+  static ParameterLoop enclosingParameterLoop(const Stmt &S,
+                                              ASTContext &Context);
   /// The parameter tensor an expression denotes inside such a loop:
   /// `p` or `p.value()` (named_parameters items).
   static const VarDecl *parameterTensorVariable(const Expr *E);

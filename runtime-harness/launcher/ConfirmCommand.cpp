@@ -270,6 +270,15 @@ struct CheckResult {
   }
 };
 
+/// The exit code when the user interrupted the run behind \p Out (128+N,
+/// after saying so); none when it ran on.
+std::optional<int> interruptedExit(const VariantOutcome &Out) {
+  if (Out.HarnessError || Out.Process != ProcessVerdict::Interrupted)
+    return std::nullopt;
+  std::fprintf(stderr, "ddp-harness confirm: interrupted\n");
+  return 128 + Out.InterruptSignal;
+}
+
 /// What the user's program showed for a check of kind \p Kind.
 CheckResult programResult(ScenarioKind Kind, const VariantOutcome &Run,
                           const std::string &Context, double Timeout) {
@@ -427,19 +436,14 @@ int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
         std::string Dir = *Root + "/" + S->Name;
         VariantOutcome Bug =
             runScenarioVariant(Program->Path, *S, "buggy", Dir + "/buggy", VOpts);
-        if (!Bug.HarnessError && Bug.Process == ProcessVerdict::Interrupted) {
-          std::fprintf(stderr, "ddp-harness confirm: interrupted\n");
-          return 128 + Bug.InterruptSignal;
-        }
+        if (std::optional<int> Code = interruptedExit(Bug))
+          return *Code;
         std::optional<VariantOutcome> Fix;
         if (!Fixed.empty()) {
           Fix = runScenarioVariant(Program->Path, *S, Fixed, Dir + "/" + Fixed,
                                    VOpts);
-          if (!Fix->HarnessError &&
-              Fix->Process == ProcessVerdict::Interrupted) {
-            std::fprintf(stderr, "ddp-harness confirm: interrupted\n");
-            return 128 + Fix->InterruptSignal;
-          }
+          if (std::optional<int> Code = interruptedExit(*Fix))
+            return *Code;
         }
         if (Bug.HarnessError || (Fix && Fix->HarnessError)) {
           // Nothing was measured: the findings keep no evidence rather than
@@ -567,10 +571,8 @@ int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
         C.SvgLabel = Base;
         C.Timeout = ProgramTimeout;
         VariantOutcome Run = runMeasured(C, Dir + "/run", VOpts);
-        if (!Run.HarnessError && Run.Process == ProcessVerdict::Interrupted) {
-          std::fprintf(stderr, "ddp-harness confirm: interrupted\n");
-          return 128 + Run.InterruptSignal;
-        }
+        if (std::optional<int> Code = interruptedExit(Run))
+          return *Code;
         if (Run.HarnessError) {
           HarnessError = true;
           record([&](ScenarioKind) {

@@ -425,6 +425,23 @@ void negative_single_process(torch::Tensor x) {
 // Known false negatives (docs/checks/ddp-missing-initial-broadcast.md)
 //===----------------------------------------------------------------------===//
 
+// A loop over the parameters that skips some of them still counts as
+// broadcasting all of them.
+void false_negative_partial_broadcast_loop(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  for (auto &p : model->parameters()) {
+    if (p.dim() == 1)
+      continue;
+    std::vector<torch::Tensor> one{p.data()};
+    pg->broadcast(one)->wait();
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
+
 void train_elsewhere(Net &model, c10d::ProcessGroup &pg, torch::Tensor x);
 
 // The training steps run in a function of another translation unit.

@@ -112,6 +112,18 @@ void negative_rank0_change_then_broadcast(PG pg) {
   pg->broadcast(bias)->wait();
 }
 
+// The same, broadcasting each parameter in a loop over them.
+void negative_rank0_change_then_broadcast_each(PG pg) {
+  Net model;
+  DDP ddp(model, pg);
+  if (pg->getRank() == 0)
+    ddp.module()->fc->bias.add_(0.1);
+  for (auto &p : model->parameters()) {
+    std::vector<torch::Tensor> one{p};
+    pg->broadcast(one)->wait();
+  }
+}
+
 // Seed 002, example 3: a random change, averaged across ranks.
 void negative_random_then_averaged(PG pg) {
   Net model;

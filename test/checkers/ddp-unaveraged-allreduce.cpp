@@ -642,6 +642,40 @@ void framework_size(fw::Communicator &comm, Group &group, Net &model) {
 }
 #endif
 
+// A quotient captured by a lambda that copies it back: a lambda's body is
+// not followed, but the capture passes the value on, so it is kept.
+void quotient_captured(c10d::ProcessGroup &pg, Net &model,
+                       torch::optim::SGD &optimizer) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    auto averaged = grads[0] / pg.getSize();
+    auto write_back = [&averaged, &p] { p.mutable_grad().copy_(averaged); };
+    write_back();
+  }
+  optimizer.step();
+}
+
+// Known false positive (docs/checks/ddp-unaveraged-allreduce.md): a SUM
+// all-reduce of a copy of the gradients kept only as a statistic is reported
+// like a gradient sync, though the optimizer never sees it.
+void false_positive_summed_copy_for_statistics(c10d::ProcessGroup &pg,
+                                               Net &model,
+                                               torch::optim::SGD &optimizer,
+                                               torch::Tensor &total) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    p.grad().div_(pg.getSize());
+  }
+  std::vector<at::Tensor> copy{model->fc->weight.grad().clone()};
+  pg.allreduce(copy)->wait();
+  // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: 'allreduce' sums the gradients over all ranks
+  total = copy[0];
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with the summed gradients here
+}
+
 // Known false negatives (docs/checks/ddp-unaveraged-allreduce.md):
 // - a gradient averaged anywhere earlier in the step counts, even another
 //   parameter's;
