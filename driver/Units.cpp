@@ -37,6 +37,9 @@ selectUnits(ArrayRef<std::string> Paths,
   if (Database)
     for (const std::string &F : Database->getAllFiles())
       Known.push_back(absolute(F));
+  // The database lists its files in hash order, which depends on the paths;
+  // a run (and its progress and -v lines) goes through them in path order.
+  std::sort(Known.begin(), Known.end());
 
   std::vector<Unit> Units;
   StringSet<> Seen;
