@@ -239,7 +239,7 @@ Averaging::gradientAverages(const CodeUnit &U) const {
       continue;
     if (const Expr *Tensor = averagedTensor(E)) {
       if ((Model.role(U, Tensor) & GradientRole) &&
-          (!outOfPlace(E) || valueKept(U, E, 0)))
+          (!outOfPlace(E) || Model.valueKept(U, E)))
         Out.push_back(S);
     } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
       // A function that averages, defined here; or one defined elsewhere
@@ -270,56 +270,6 @@ void Averaging::findAveragingUnits() {
     if (!Changed)
       break;
   }
-}
-
-bool Averaging::valueKept(const CodeUnit &U, const Expr *E,
-                          unsigned Depth) const {
-  if (Depth > 3)
-    return true;
-  const Stmt *Current = E;
-  while (const Stmt *P = U.Parent.lookup(Current)) {
-    // The callee `t.norm` of `t.norm()` holds the object too.
-    if (isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr,
-            CXXBindTemporaryExpr, ExprWithCleanups, MemberExpr>(P)) {
-      Current = P;
-      continue;
-    }
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(P);
-        Construct && Construct->getNumArgs() == 1 &&
-        Vocabulary::isTensor(Construct->getType())) {
-      Current = P; // a copy or move of the tensor
-      continue;
-    }
-    // `t.slice(...)`, `t.view_as(g)` go on as tensors; `t.norm().item()`
-    // ends in a number.
-    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(P);
-        Member && Member->getImplicitObjectArgument() &&
-        U.contains(Member->getImplicitObjectArgument(), E)) {
-      if (!Vocabulary::isTensorType(Member->getType()))
-        return false;
-      Current = P;
-      continue;
-    }
-    // `auto mean = sum / ws;`: kept when a use of the variable is.
-    if (const auto *Decl = dyn_cast<DeclStmt>(P)) {
-      for (const clang::Decl *D : Decl->decls()) {
-        const auto *Var = dyn_cast<VarDecl>(D);
-        if (!Var || !Var->getInit() || !U.contains(Var->getInit(), E))
-          continue;
-        // A lambda capturing the variable names it in its capture list,
-        // which counts as passing it on: a lambda's body is not followed.
-        for (const Stmt *S : U.Stmts)
-          if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
-              Ref && Ref->getDecl() == Var && valueKept(U, Ref, Depth + 1))
-            return true;
-        return false;
-      }
-      return true;
-    }
-    // An argument, an operand, an assignment, a return: passed on.
-    return true;
-  }
-  return true;
 }
 
 bool Averaging::containsAverage(const Stmt *S) const {

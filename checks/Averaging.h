@@ -54,10 +54,6 @@ private:
   void findScaledLearningRates();
   void findAveragingUnits();
   bool containsAverage(const Stmt *S) const;
-  /// Whether the tensor value of \p E, a new tensor (an out-of-place
-  /// quotient), is kept: passed on, stored, returned, rather than only read
-  /// down to a number (`(sum / ws).norm().item<double>()` for a log line).
-  bool valueKept(const CodeUnit &U, const Expr *E, unsigned Depth) const;
 
   const GradientModel &Model;
   /// Variables, fields, parameters and functions whose value is the world

@@ -374,8 +374,152 @@ bool GradientModel::isGradientCollective(const CodeUnit &U,
       Info->Kind == CollectiveKind::AllToAll)
     return false;
   return llvm::any_of(Call.arguments(), [&](const Expr *Arg) {
-    return role(U, Arg) & GradientRole;
+    return (role(U, Arg) & GradientRole) && !isDiscardedCopy(U, Call, Arg);
   });
+}
+
+namespace {
+
+/// A tensor expression that makes new storage from its operands.
+bool makesFreshTensor(const Expr *E) {
+  E = stripObjectWrappers(E)->IgnoreParenCasts();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E))
+    return identifierName(Member->getMethodDecl()) == "clone";
+  if (const auto *Call = dyn_cast<CallExpr>(E);
+      Call && !isa<CXXOperatorCallExpr>(Call))
+    return llvm::StringSwitch<bool>(identifierName(Call->getDirectCallee()))
+        .Cases("cat", "concat", "concatenate", "stack",
+               "flatten_dense_tensors", true)
+        .Default(false);
+  return false;
+}
+
+/// The tensors a container's initialiser holds (`{a.clone(), b.clone()}`),
+/// or the initialiser itself for a tensor; false when it is anything else.
+bool initialisedTensors(const Expr *Init,
+                        llvm::SmallVectorImpl<const Expr *> &Out,
+                        unsigned Depth = 0) {
+  if (!Init || Depth > 8)
+    return false;
+  Init = Init->IgnoreImplicit();
+  if (Vocabulary::isTensor(Init->getType())) {
+    Out.push_back(Init);
+    return true;
+  }
+  if (const auto *List = dyn_cast<InitListExpr>(Init))
+    return List->getNumInits() > 0 &&
+           llvm::all_of(List->inits(), [&](const Expr *E) {
+             return initialisedTensors(E, Out, Depth + 1);
+           });
+  if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(Init))
+    return initialisedTensors(IL->getSubExpr(), Out, Depth + 1);
+  // std::vector's constructor from an initializer list (its allocator
+  // left to the default).
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Init))
+    return Construct->getNumArgs() >= 1 &&
+           llvm::all_of(llvm::drop_begin(Construct->arguments()),
+                        [](const Expr *Arg) {
+                          return isa<CXXDefaultArgExpr>(Arg);
+                        }) &&
+           initialisedTensors(Construct->getArg(0), Out, Depth + 1);
+  return false;
+}
+
+} // namespace
+
+bool GradientModel::isDiscardedCopy(const CodeUnit &U,
+                                    const CallExpr &Collective,
+                                    const Expr *Buffer) const {
+  const auto *Var = dyn_cast_or_null<VarDecl>(rootDecl(Buffer));
+  auto IsOwnLocal = [&](const VarDecl *V) {
+    return V && V->isLocalVarDecl() && !V->isStaticLocal() &&
+           !V->getType()->isReferenceType() && ownerUnit(*V) == &U;
+  };
+  if (!IsOwnLocal(Var))
+    return false;
+  // The buffer and the locals it was filled with share the reduced storage.
+  llvm::SmallVector<const VarDecl *, 4> Holders{Var};
+  llvm::SmallVector<const Expr *, 4> Elements;
+  if (!initialisedTensors(Var->getInit(), Elements))
+    return false;
+  for (const Expr *Element : Elements) {
+    if (makesFreshTensor(Element))
+      continue;
+    const auto *Local = dyn_cast_or_null<VarDecl>(rootDecl(Element));
+    if (!IsOwnLocal(Local) || !Local->getInit() ||
+        !makesFreshTensor(Local->getInit()) ||
+        !Vocabulary::isTensor(Local->getType()))
+      return false;
+    Holders.push_back(Local);
+  }
+  for (const Stmt *S : U.Stmts) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    if (!Ref || !llvm::is_contained(Holders, Ref->getDecl()) ||
+        U.contains(&Collective, Ref) || U.contains(Var->getInit(), Ref))
+      continue;
+    if (valueKept(U, Ref))
+      return false;
+  }
+  return true;
+}
+
+bool GradientModel::valueKept(const CodeUnit &U, const Expr *E,
+                              unsigned Depth) const {
+  if (Depth > 3)
+    return true;
+  const Stmt *Current = E;
+  while (const Stmt *P = U.Parent.lookup(Current)) {
+    // The callee `t.norm` of `t.norm()` holds the object too.
+    if (isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr,
+            CXXBindTemporaryExpr, ExprWithCleanups, MemberExpr>(P)) {
+      Current = P;
+      continue;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(P);
+        Construct && Construct->getNumArgs() == 1 &&
+        Vocabulary::isTensor(Construct->getType())) {
+      Current = P; // a copy or move of the tensor
+      continue;
+    }
+    // `t.slice(...)`, `t.view_as(g)` go on as tensors; `t.norm().item()`
+    // ends in a number.
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(P);
+        Member && Member->getImplicitObjectArgument() &&
+        U.contains(Member->getImplicitObjectArgument(), E)) {
+      if (!Vocabulary::isTensorType(Member->getType()))
+        return false;
+      Current = P;
+      continue;
+    }
+    // `auto mean = sum / ws;`: kept when a use of the variable is.
+    if (const auto *Decl = dyn_cast<DeclStmt>(P)) {
+      for (const clang::Decl *D : Decl->decls()) {
+        const auto *Var = dyn_cast<VarDecl>(D);
+        if (!Var || !Var->getInit() || !U.contains(Var->getInit(), E))
+          continue;
+        // A lambda capturing the variable names it in its capture list,
+        // which counts as passing it on: a lambda's body is not followed.
+        for (const Stmt *S : U.Stmts)
+          if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
+              Ref && Ref->getDecl() == Var && valueKept(U, Ref, Depth + 1))
+            return true;
+        return false;
+      }
+      return true;
+    }
+    // `v[0]` of a vector of tensors goes on as a tensor.
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P);
+        Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2 &&
+        U.contains(Op->getArg(0), E)) {
+      if (!Vocabulary::isTensorType(Op->getType()))
+        return false;
+      Current = P;
+      continue;
+    }
+    // An argument, an operand, an assignment, a return: passed on.
+    return true;
+  }
+  return true;
 }
 
 void GradientModel::findGradientWork() {

@@ -9,7 +9,8 @@
 //   their data pointers) or parameters, propagated through assignments,
 //   `push_back`, range-for loops, calls and returns;
 // - gradient syncs: a reducing collective on gradients, a wait on the Work of
-//   one, or a call of a function that does either (transitively), of a
+//   one (not of a copy made for the collective alone and read down to
+//   numbers), or a call of a function that does either (transitively), of a
 //   function named in `GradientSyncFunctions`, or of a function whose body is
 //   out of sight but is handed a communicator and the parameters;
 // - gradient hooks: `register_hook` / `add_post_hook` callbacks that sync, so
@@ -126,8 +127,24 @@ public:
   /// `flat` in `flat.slice(0, a, b)`, `bucket_` in `this->bucket_`.
   const ValueDecl *rootDecl(const Expr *E) const;
 
-  /// A reducing or gathering collective with a gradient among its buffers.
+  /// A reducing or gathering collective with a gradient among its buffers,
+  /// other than a copy made for the collective alone (isDiscardedCopy).
   bool isGradientCollective(const CodeUnit &U, const CallExpr &Call) const;
+  /// Whether a collective's buffer is a copy of gradients whose reduced
+  /// value goes nowhere: a local initialised with fresh tensors (`clone()`,
+  /// `torch::cat`, `torch::stack`, `flatten_dense_tensors`, or locals so
+  /// initialised) every other use of which reads it down to a number
+  /// (`truth[0].norm().item<double>()` for a log line). Reducing it changes
+  /// neither the gradients nor what the optimizer steps with.
+  bool isDiscardedCopy(const CodeUnit &U, const CallExpr &Collective,
+                       const Expr *Buffer) const;
+  /// Whether the tensor value of \p E is kept: passed on, stored, returned,
+  /// rather than only read down to a number (`(sum / ws).norm().item()`).
+  /// Views, element accesses and locals initialised with the value are
+  /// followed; a lambda capturing such a local keeps it.
+  bool valueKept(const CodeUnit &U, const Expr *E) const {
+    return valueKept(U, E, 0);
+  }
   /// A sync of gradients in unit U (see the file comment). Without
   /// \p Guesses, a function out of sight counts only when named in
   /// `GradientSyncFunctions`.
@@ -177,6 +194,7 @@ public:
   boundArguments(const CallExpr &Call, const CodeUnit &Callee);
 
 private:
+  bool valueKept(const CodeUnit &U, const Expr *E, unsigned Depth) const;
   /// Whether a condition can differ between ranks: it reads the rank
   /// (a rank query, a variable named like one, `is_main()`).
   bool isRankDependent(const Expr *Condition) const;

@@ -29,6 +29,7 @@
 #include <boost/mpi.hpp>
 #endif
 
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -656,9 +657,52 @@ void quotient_captured(c10d::ProcessGroup &pg, Net &model,
   optimizer.step();
 }
 
+// A SUM all-reduce of a copy of the gradients made for it alone, read down to
+// numbers for a log line: the optimizer never sees the sum.
+void summed_copy_logged(c10d::ProcessGroup &pg, Net &model,
+                        torch::optim::SGD &optimizer) {
+  std::vector<at::Tensor> grads;
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> one{p.grad()};
+    pg.allreduce(one)->wait();
+    p.grad().div_(pg.getSize());
+    grads.push_back(p.grad());
+  }
+  auto local = torch::cat(grads);
+  std::vector<at::Tensor> truth{local.clone()};
+  pg.allreduce(truth)->wait();
+  std::printf("gradient norm %f\n", truth[0].norm().item<double>());
+  // Through a local made for it: the same.
+  auto norms = torch::stack(grads);
+  std::vector<at::Tensor> stacked{norms};
+  pg.allreduce(stacked)->wait();
+  double largest = norms.norm().item<double>();
+  std::printf("%f\n", largest);
+  optimizer.step();
+}
+
+// The same copy, read back into the gradients: the sum reaches the step.
+void summed_copy_written_back(c10d::ProcessGroup &pg, Net &model,
+                              torch::optim::SGD &optimizer) {
+  std::vector<at::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  std::vector<at::Tensor> flat{torch::cat(grads)};
+  pg.allreduce(flat)->wait();
+  // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: 'allreduce' sums the gradients over all ranks
+  int64_t offset = 0;
+  for (auto &p : model->parameters()) {
+    p.grad().copy_(flat[0].slice(0, offset, offset + p.grad().numel()));
+    offset += p.grad().numel();
+  }
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with the summed gradients here
+}
+
 // Known false positive (docs/checks/ddp-unaveraged-allreduce.md): a SUM
-// all-reduce of a copy of the gradients kept only as a statistic is reported
-// like a gradient sync, though the optimizer never sees it.
+// all-reduce of a copy of the gradients kept as a tensor (a statistic handed
+// back to the caller) is reported like a gradient sync, though the optimizer
+// never sees it.
 void false_positive_summed_copy_for_statistics(c10d::ProcessGroup &pg,
                                                Net &model,
                                                torch::optim::SGD &optimizer,

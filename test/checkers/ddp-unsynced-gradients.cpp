@@ -23,6 +23,7 @@
 #include <torch/csrc/autograd/variable.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -73,6 +74,24 @@ void manual_loop_without_sync(c10d::ProcessGroup &pg, Net &model,
     optimizer.step();
     // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: the optimizer steps with gradients no rank shares: nothing all-reduces them between backward() and the step in this distributed program, so each rank steps with its own gradients: replicas diverge; all-reduce the gradients and divide them by the world size after backward() and before the step, or run the forward pass through the data-parallel wrapper [ddp-unsynced-gradients]
     // CHECK-MESSAGES: :[[@LINE-3]]:10: note: gradients computed by backward() here
+  }
+}
+
+// The only collective reduces a copy of the gradients made for a log line:
+// the gradients the optimizer steps with stay each rank's own.
+void only_a_logged_copy_reduced(c10d::ProcessGroup &pg, Net &model,
+                                torch::optim::SGD &optimizer,
+                                std::vector<Batch> &batches) {
+  for (auto &batch : batches) {
+    optimizer.zero_grad();
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    std::vector<at::Tensor> copy{model->fc->weight.grad().clone()};
+    pg.allreduce(copy)->wait();
+    std::printf("%f\n", copy[0].norm().item<double>());
+    optimizer.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: the optimizer steps with gradients no rank shares
+    // CHECK-MESSAGES: :[[@LINE-6]]:10: note: gradients computed by backward() here
   }
 }
 

@@ -3,9 +3,8 @@
 // divided by the world size into a new tensor. The gradients the optimizer
 // steps with are still the sum (2x the average on two ranks), and
 // ddp-unaveraged-allreduce sees that the quotient is only read down to a
-// number. (It also reports the measurement's own all-reduce of a copy of the
-// local gradients, whose sum never reaches the optimizer: a known false
-// positive, in the same file as the true one.)
+// number, and that the measurement's own all-reduce of a copy of the local
+// gradients, read down to a number too, never reaches the optimizer.
 //
 // CORPUS-STATIC: ddp-unaveraged-allreduce
 // CORPUS-RUNTIME: gradient-scale 2.00
