@@ -88,7 +88,9 @@ std::string position(const Location &L) {
 /// The edits accepted so far, per file, and which files each unit's edits
 /// touch.
 struct FixPlan {
-  StringMap<tooling::Replacements> ByFile;
+  /// Ordered by path, so that files are edited (and errors printed) in the
+  /// same order on every run.
+  std::map<std::string, tooling::Replacements> ByFile;
   std::vector<std::set<std::string>> FilesOfUnit;
 
   /// Adds all of F's edits or none: a fix-it half applied is a new bug.
@@ -108,7 +110,7 @@ struct FixPlan {
       }
     }
     for (auto &Entry : Trial)
-      ByFile[Entry.getKey()] = std::move(Entry.getValue());
+      ByFile[Entry.getKey().str()] = std::move(Entry.getValue());
     for (const Replacement &R : Edits)
       FilesOfUnit[Unit].insert(R.Begin.File);
     return true;
@@ -193,9 +195,8 @@ bool applyFixesIfRequested(ArrayRef<UnitResult> Units,
   // Edit the files, keeping what they held to restore a unit that breaks.
   bool Ok = true;
   std::map<std::string, std::string> Originals;
-  for (auto &Entry : Plan.ByFile) {
-    StringRef File = Entry.getKey();
-    if (Entry.getValue().empty())
+  for (auto &[File, Edits] : Plan.ByFile) {
+    if (Edits.empty())
       continue;
     auto Buffer = MemoryBuffer::getFile(File, /*IsText=*/false,
                                         /*RequiresNullTerminator=*/false);
@@ -208,7 +209,7 @@ bool applyFixesIfRequested(ArrayRef<UnitResult> Units,
     }
     std::string Old = (*Buffer)->getBuffer().str();
     Expected<std::string> New =
-        tooling::applyAllReplacements(Old, Entry.getValue());
+        tooling::applyAllReplacements(Old, Edits);
     if (!New) {
       WithColor::error(errs(), "ddplint")
           << "cannot fix '" << File << "': " << toString(New.takeError())
@@ -225,7 +226,7 @@ bool applyFixesIfRequested(ArrayRef<UnitResult> Units,
       Ok = false;
       continue;
     }
-    Originals[File.str()] = std::move(Old);
+    Originals[File] = std::move(Old);
   }
 
   // A fix-it that no longer compiles (a name shadowed at the call site, a
