@@ -273,6 +273,8 @@ void MissingInitialBroadcastCheck::check(
       return Related.contains(handleDecl(Arg));
     });
   };
+  // A broadcast in a loop over the model's parameters that skips some.
+  const CallExpr *PartialBroadcast = nullptr;
   for (const BoundNodes &N : match(findAll(callExpr().bind("c")), *Body, Context)) {
     const auto *C = N.getNodeAs<CallExpr>("c");
     bool Broadcasts = issuesBroadcast(*C, Context, 0);
@@ -290,9 +292,11 @@ void MissingInitialBroadcastCheck::check(
     // as a whole), or a checkpoint loaded on every rank.
     if (Broadcasts) {
       ParameterLoop Loop = Vocabulary::enclosingParameterLoop(*C, Context);
-      Starts.push_back(Loop.Loop && mentionsAny(*Loop.Collection, Related, Context)
-                           ? Loop.Loop
-                           : C);
+      bool OverModel =
+          Loop.Loop && mentionsAny(*Loop.Collection, Related, Context);
+      Starts.push_back(OverModel && !Loop.Selective ? Loop.Loop : C);
+      if (OverModel && Loop.Selective && !PartialBroadcast)
+        PartialBroadcast = C;
     }
     else if (const Expr *Loaded = Vocabulary::moduleLoadTarget(*C))
       if (handleDecl(Loaded) == Model && !underRankCondition(*C, Context, Vocab))
@@ -328,17 +332,22 @@ void MissingInitialBroadcastCheck::check(
 
   diag(Model->getLocation(),
        "%0 starts from different random parameters on each rank: it is built "
-       "without a common torch::manual_seed and nothing broadcasts its "
-       "parameters before the optimizer steps, so the replicas start apart "
-       "and stay apart although their gradients are averaged; seed every rank "
-       "with the same value before building it, or broadcast rank 0's "
-       "parameters before training")
-      << Model;
+       "without a common torch::manual_seed and nothing broadcasts "
+       "%select{its|all of its}1 parameters before the optimizer steps, so "
+       "the replicas start apart and stay apart although their gradients are "
+       "averaged; seed every rank with the same value before building it, or "
+       "broadcast rank 0's parameters before training")
+      << Model << (PartialBroadcast != nullptr);
   if (RankSeed)
     diag(RankSeed->getBeginLoc(),
          Vocab.mentionsRank(Vocabulary::seedArgument(*RankSeed))
              ? "the seed depends on the rank here"
              : "the seed differs from process to process here",
+         DiagnosticIDs::Note);
+  if (PartialBroadcast)
+    diag(PartialBroadcast->getBeginLoc(),
+         "this broadcast is skipped for some parameters, which keep each "
+         "rank's own random values",
          DiagnosticIDs::Note);
   if (Vocab.isOptimizerStep(*FirstStep))
     diag(FirstStep->getExprLoc(), "optimizer step here", DiagnosticIDs::Note);

@@ -800,6 +800,110 @@ const Expr *sizeBoundCollection(const Expr *Cond) {
   });
   return Found;
 }
+
+/// Whether \p S reads one of \p Vars.
+bool readsAny(const Stmt *S, llvm::ArrayRef<const Decl *> Vars) {
+  return S && containsWhere(S, [&](const Stmt *X) {
+           const auto *Ref = dyn_cast<DeclRefExpr>(X);
+           return Ref && llvm::is_contained(Vars, Ref->getDecl());
+         });
+}
+
+/// Walks a parameter loop's body to \p Target, noting whether it runs
+/// under a condition that reads the loop's variables, or after a jump out
+/// of the iteration that does.
+class SelectionWalk {
+public:
+  SelectionWalk(const Stmt &Target, llvm::ArrayRef<const Decl *> Vars,
+                const SourceManager &SM)
+      : Target(Target), Vars(Vars), SM(SM) {}
+
+  bool selective(const Stmt *Body) {
+    walk(Body, /*Selected=*/false, /*Nested=*/false);
+    return Selective;
+  }
+
+private:
+  void walk(const Stmt *S, bool Selected, bool Nested) {
+    if (!S || Selective || isa<LambdaExpr>(S))
+      return;
+    if (S == &Target) {
+      Selective = Selected;
+      return;
+    }
+    // A jump that ends the iteration early, taken for some parameters,
+    // before the target.
+    if ((isa<ContinueStmt, BreakStmt>(S) && !Nested) ||
+        isa<ReturnStmt, CXXThrowExpr, GotoStmt>(S)) {
+      if (Selected &&
+          SM.isBeforeInTranslationUnit(S->getBeginLoc(), Target.getBeginLoc()))
+        Selective = true;
+      return;
+    }
+    auto Picks = [&](const Stmt *Cond) { return Selected || readsAny(Cond, Vars); };
+    if (const auto *If = dyn_cast<IfStmt>(S)) {
+      walk(If->getInit(), Selected, Nested);
+      walk(If->getCond(), Selected, Nested);
+      bool Branch = Picks(If->getCond()) || readsAny(If->getInit(), Vars);
+      walk(If->getThen(), Branch, Nested);
+      walk(If->getElse(), Branch, Nested);
+      return;
+    }
+    if (const auto *Cond = dyn_cast<AbstractConditionalOperator>(S)) {
+      walk(Cond->getCond(), Selected, Nested);
+      walk(Cond->getTrueExpr(), Picks(Cond->getCond()), Nested);
+      walk(Cond->getFalseExpr(), Picks(Cond->getCond()), Nested);
+      return;
+    }
+    if (const auto *Logical = dyn_cast<BinaryOperator>(S);
+        Logical && Logical->isLogicalOp()) {
+      walk(Logical->getLHS(), Selected, Nested);
+      walk(Logical->getRHS(), Picks(Logical->getLHS()), Nested);
+      return;
+    }
+    if (const auto *Switch = dyn_cast<SwitchStmt>(S)) {
+      walk(Switch->getCond(), Selected, Nested);
+      walk(Switch->getBody(), Picks(Switch->getCond()), /*Nested=*/true);
+      return;
+    }
+    // A loop inside the body: its breaks and continues stay in it.
+    bool Loop = isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+    for (const Stmt *Child : S->children())
+      walk(Child, Selected, Nested || Loop);
+  }
+
+  const Stmt &Target;
+  llvm::ArrayRef<const Decl *> Vars;
+  const SourceManager &SM;
+  bool Selective = false;
+};
+
+/// The variables a parameter loop binds per iteration: the range loop's
+/// variable (and its structured bindings), or the index loop's counter.
+llvm::SmallVector<const Decl *, 4> iterationVariables(const Stmt &Loop) {
+  llvm::SmallVector<const Decl *, 4> Vars;
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop)) {
+    const VarDecl *Var = Range->getLoopVariable();
+    Vars.push_back(Var);
+    if (const auto *Decomposition = dyn_cast<DecompositionDecl>(Var))
+      for (const BindingDecl *B : Decomposition->bindings())
+        Vars.push_back(B);
+  } else if (const auto *For = dyn_cast<ForStmt>(&Loop)) {
+    if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
+      for (const Decl *D : Init->decls())
+        Vars.push_back(D);
+    // `for (i = 0; ...)` over a counter declared before the loop.
+    containsWhere(For->getCond(), [&](const Stmt *X) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(X);
+      if (Ref && isa<VarDecl>(Ref->getDecl()) &&
+          Ref->getType()->isIntegerType())
+        Vars.push_back(Ref->getDecl());
+      return false;
+    });
+  }
+  return Vars;
+}
+
 } // namespace
 
 ParameterLoop Vocabulary::enclosingParameterLoop(const Stmt &S,
@@ -811,13 +915,19 @@ ParameterLoop Vocabulary::enclosingParameterLoop(const Stmt &S,
       return {};
     DynTypedNode Node = Parents[0];
     const Stmt *From = Child.get<Stmt>();
+    auto Found = [&](const Stmt *Loop, const Stmt *Body,
+                     const Expr *Collection) {
+      SelectionWalk Walk(S, iterationVariables(*Loop),
+                         Context.getSourceManager());
+      return ParameterLoop{Loop, Collection, Walk.selective(Body)};
+    };
     if (const auto *Range = Node.get<CXXForRangeStmt>();
         Range && From == Range->getBody() && parameterLoopVariable(*Range))
-      return {Range, Range->getRangeInit()};
+      return Found(Range, Range->getBody(), Range->getRangeInit());
     if (const auto *For = Node.get<ForStmt>();
         For && From == For->getBody() && For->getCond())
       if (const Expr *Collection = sizeBoundCollection(For->getCond()))
-        return {For, Collection};
+        return Found(For, For->getBody(), Collection);
     Child = Node;
   }
   return {};

@@ -85,6 +85,12 @@ enum class ParameterCollection { Parameters, NamedParameters };
 struct ParameterLoop {
   const Stmt *Loop = nullptr;
   const Expr *Collection = nullptr;
+  /// The statement asked about runs for some parameters only: it, or a
+  /// `continue`, `break` or `return` before it in the body, lies under a
+  /// condition that reads the loop's variable (`if (p.dim() == 1)
+  /// continue;`, `if (name.find("head") == 0)`). Conditions that are the
+  /// same for every parameter (`if (world_size > 1)`) do not select.
+  bool Selective = false;
 };
 
 /// The operation of a reducing collective.
@@ -157,7 +163,8 @@ public:
   /// bounded by the size of such a collection or of a local taken from one.
   /// A collective issued for each parameter there runs on every rank
   /// whenever the module has parameters, so flow questions treat the loop
-  /// as one site although its body may run zero times.
+  /// as one site although its body may run zero times; one that is
+  /// Selective covers only some of the parameters.
   static ParameterLoop enclosingParameterLoop(const Stmt &S,
                                               ASTContext &Context);
   /// The parameter tensor an expression denotes inside such a loop:

@@ -75,6 +75,47 @@ void broadcast_loop_over_another_model(PG pg, torch::Tensor x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
 }
 
+// A loop over the model's parameters that skips some of them: the skipped
+// ones (the biases here) keep each rank's own values.
+void partial_broadcast_loop(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank: it is built without a common torch::manual_seed and nothing broadcasts all of its parameters before the optimizer steps
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed depends on the rank here
+  for (auto &p : model->parameters()) {
+    if (p.dim() == 1)
+      continue;
+    std::vector<torch::Tensor> one{p.data()};
+    pg->broadcast(one)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: note: this broadcast is skipped for some parameters, which keep each rank's own random values
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
+// The same by index, picking parameters by their position.
+void partial_broadcast_index_loop(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank: it is built without a common torch::manual_seed and nothing broadcasts all of its parameters
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed depends on the rank here
+  std::vector<torch::Tensor> params = model->parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::vector<torch::Tensor> one{params[i]};
+    if (i % 2 == 0)
+      pg->broadcast(one)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: note: this broadcast is skipped for some parameters
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
 struct Context {
   int rank = 0;
   int world = 1;
@@ -394,6 +435,35 @@ void negative_broadcast_each_parameter_by_index(PG pg, torch::Tensor x) {
   opt.step();
 }
 
+// A condition that is the same for every parameter does not pick some:
+// the loop broadcasts all of them or, on one rank, none is needed.
+void negative_broadcast_loop_world_condition(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  for (auto &p : model->parameters()) {
+    if (pg->getSize() == 1)
+      continue;
+    std::vector<torch::Tensor> one{p.data()};
+    pg->broadcast(one)->wait();
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
+void negative_broadcast_named_loop(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  for (auto &item : model->named_parameters()) {
+    std::vector<torch::Tensor> one{item.value().data()};
+    pg->broadcast(one)->wait();
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
+
 // Every rank loads the same checkpoint.
 void negative_every_rank_loads(PG pg, torch::Tensor x) {
   Net model;
@@ -425,13 +495,14 @@ void negative_single_process(torch::Tensor x) {
 // Known false negatives (docs/checks/ddp-missing-initial-broadcast.md)
 //===----------------------------------------------------------------------===//
 
-// A loop over the parameters that skips some of them still counts as
-// broadcasting all of them.
-void false_negative_partial_broadcast_loop(PG pg, torch::Tensor x) {
+// A loop that skips parameters by a counter of its own, not by its loop
+// variable, still counts as broadcasting all of them.
+void false_negative_partial_broadcast_by_counter(PG pg, torch::Tensor x) {
   torch::manual_seed(pg->getRank());
   Net model;
+  int k = 0;
   for (auto &p : model->parameters()) {
-    if (p.dim() == 1)
+    if (k++ < 1)
       continue;
     std::vector<torch::Tensor> one{p.data()};
     pg->broadcast(one)->wait();
