@@ -10,6 +10,8 @@
 #endif
 
 #include <cerrno>
+#include <initializer_list>
+#include <type_traits>
 #include <cstdlib>
 #include <limits>
 
@@ -40,6 +42,41 @@ long envInt(const char *Name, const char *Default, long Min, long Max) {
   return N;
 }
 
+/// The process group programs call, around a backend's implementation. In
+/// LibTorch 1.x ProcessGroupGloo and ProcessGroupNCCL are process groups
+/// themselves. From 2.0 on they are c10d::Backend objects, and a
+/// c10d::ProcessGroup front end dispatches each collective to the backend
+/// registered for its tensors' device type, as torch.distributed's
+/// init_process_group sets it up. The front end's constructor took an
+/// Options object up to 2.5 and takes none (with setDefaultBackend) after;
+/// the branches are templates so that each LibTorch compiles only its own.
+template <typename Group, typename Impl>
+c10::intrusive_ptr<c10d::ProcessGroup>
+frontEnd(c10::intrusive_ptr<Impl> Backend,
+         const c10::intrusive_ptr<c10d::Store> &Store, const Distributed &D,
+         const std::string &Name, std::chrono::milliseconds Timeout,
+         std::initializer_list<c10::DeviceType> Devices) {
+  if constexpr (std::is_base_of_v<Group, Impl>) {
+    return Backend;
+  } else {
+    auto Type = Name == "nccl" ? Group::BackendType::NCCL
+                               : Group::BackendType::GLOO;
+    c10::intrusive_ptr<Group> Front;
+    if constexpr (std::is_constructible_v<Group, c10::intrusive_ptr<c10d::Store>,
+                                          int, int>) {
+      Front = c10::make_intrusive<Group>(Store, D.rank, D.world_size);
+      Front->setDefaultBackend(Type);
+    } else {
+      Front = c10::make_intrusive<Group>(
+          Store, D.rank, D.world_size,
+          c10::make_intrusive<typename Group::Options>(Name, Timeout));
+    }
+    for (c10::DeviceType Device : Devices)
+      Front->setBackend(Device, Type, Backend);
+    return Front;
+  }
+}
+
 c10::intrusive_ptr<c10d::ProcessGroup>
 makeGloo(const c10::intrusive_ptr<c10d::Store> &Store, const Distributed &D,
          std::chrono::milliseconds Timeout) {
@@ -49,8 +86,13 @@ makeGloo(const c10::intrusive_ptr<c10d::Store> &Store, const Distributed &D,
   Options->devices.push_back(
       c10d::ProcessGroupGloo::createDeviceForHostname(
           envOr("MASTER_ADDR", "127.0.0.1")));
-  return c10::make_intrusive<c10d::ProcessGroupGloo>(Store, D.rank,
-                                                     D.world_size, Options);
+  auto Gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(
+      Store, D.rank, D.world_size, Options);
+  // Gloo also carries CUDA tensors (staged through host memory): the only
+  // way to run two ranks on one GPU, where NCCL refuses.
+  return frontEnd<c10d::ProcessGroup>(Gloo, Store, D, "gloo", Timeout,
+                                      {c10::DeviceType::CPU,
+                                       c10::DeviceType::CUDA});
 }
 
 } // namespace
@@ -115,8 +157,10 @@ ddpharness::init_process_group_from_env(const ProcessGroupOptions &O) {
   D.device = torch::Device(torch::kCUDA, D.local_rank);
   auto Options = c10d::ProcessGroupNCCL::Options::create();
   Options->timeout = O.timeout;
-  D.process_group = c10::make_intrusive<c10d::ProcessGroupNCCL>(
-      Store, D.rank, D.world_size, Options);
+  D.process_group = frontEnd<c10d::ProcessGroup>(
+      c10::make_intrusive<c10d::ProcessGroupNCCL>(Store, D.rank, D.world_size,
+                                                  Options),
+      Store, D, "nccl", O.timeout, {c10::DeviceType::CUDA});
 #endif
   return D;
 }

@@ -51,11 +51,14 @@ if gpu_usable():
 here = os.path.dirname(__file__)
 launcher_tools = os.path.join(here, "..", "launcher", "tools")
 config.substitutions.extend([
+    # Before %harness, which it starts with.
+    ("%harness_lib", os.path.join(src, "runtime-harness", "lib")),
     ("%harness", os.path.join(obj, "bin", "ddp-harness")),
     ("%ddplint", os.path.join(obj, "bin", "ddplint")),
     ("%scenario", scenario),
     ("%tools", os.path.join(obj, "test", "harness", "scenarios", "tools")),
     ("%expect_exit", os.path.join(src, "test", "tools", "expect-exit")),
+    ("%mock_headers", os.path.join(src, "test", "Inputs")),
     ("%json_fields", "python3 " + os.path.join(launcher_tools, "json-fields.py")),
     ("%probe_files", "python3 " + os.path.join(here, "tools", "probe-files.py")),
 ])
