@@ -170,15 +170,34 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
         reportEarlySync(*Sync, *B, *Step, /*InClosure=*/false);
       else if (Model.isDistributed(*U))
         reportUnsynced(*Step, stepKind(Model, *U, *Step), *B,
-                       /*InClosure=*/false);
+                       /*InClosure=*/false, copyReduced(Model, *U, *B, *Step));
     }
   }
+}
+
+const CallExpr *UnsyncedGradientsCheck::copyReduced(const GradientModel &Model,
+                                                    const CodeUnit &U,
+                                                    const CallExpr &Backward,
+                                                    const CallExpr &Step) const {
+  const Reachability &Flow = Model.flow(U);
+  for (const CallExpr *Call : U.Calls) {
+    if (!Vocab.classifyCollective(*Call) || !Flow.reachable(&Backward, Call) ||
+        !Flow.reachable(Call, &Step))
+      continue;
+    if (llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+          return (Model.role(U, Arg) & GradientRole) &&
+                 Model.isDiscardedCopy(U, *Call, Arg);
+        }))
+      return Call;
+  }
+  return nullptr;
 }
 
 void UnsyncedGradientsCheck::reportUnsynced(const CallExpr &Step,
                                             StepKind Kind,
                                             const CallExpr &Backward,
-                                            bool InClosure) {
+                                            bool InClosure,
+                                            const CallExpr *CopyReduced) {
   diag(Step.getExprLoc(),
        "%select{%1 steps the optimizer with|the optimizer steps with|this "
        "parameter update applies}0 gradients no rank shares: nothing "
@@ -197,6 +216,12 @@ void UnsyncedGradientsCheck::reportUnsynced(const CallExpr &Step,
   else
     diag(Backward.getExprLoc(), "%0 runs backward() here", DiagnosticIDs::Note)
         << calleeName(Backward);
+  if (CopyReduced)
+    diag(CopyReduced->getExprLoc(),
+         "%0 reduces a copy of the gradients that is only read down to "
+         "numbers; the gradients the optimizer steps with stay each rank's own",
+         DiagnosticIDs::Note)
+        << calleeName(*CopyReduced);
 }
 
 void UnsyncedGradientsCheck::reportEarlySync(const CallExpr &Sync,

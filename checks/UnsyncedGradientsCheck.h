@@ -49,8 +49,17 @@ private:
   enum class StepKind { Helper, Optimizer, Update };
   StepKind stepKind(const GradientModel &Model, const CodeUnit &U,
                     const CallExpr &Step) const;
+  /// A collective between \p Backward and \p Step that reduces only a copy
+  /// of the gradients, whose result goes nowhere; null when there is none.
+  const CallExpr *copyReduced(const GradientModel &Model, const CodeUnit &U,
+                              const CallExpr &Backward,
+                              const CallExpr &Step) const;
+  /// \p CopyReduced: a collective between the backward and the step that
+  /// reduces only a copy of the gradients (GradientModel::isDiscardedCopy),
+  /// or null.
   void reportUnsynced(const CallExpr &Step, StepKind Kind,
-                      const CallExpr &Backward, bool InClosure);
+                      const CallExpr &Backward, bool InClosure,
+                      const CallExpr *CopyReduced = nullptr);
   void reportEarlySync(const CallExpr &Sync, const CallExpr &Backward,
                        const CallExpr &Step, bool InClosure);
 

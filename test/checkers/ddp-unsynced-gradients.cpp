@@ -92,6 +92,7 @@ void only_a_logged_copy_reduced(c10d::ProcessGroup &pg, Net &model,
     optimizer.step();
     // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: the optimizer steps with gradients no rank shares
     // CHECK-MESSAGES: :[[@LINE-6]]:10: note: gradients computed by backward() here
+    // CHECK-MESSAGES: :[[@LINE-5]]:8: note: 'allreduce' reduces a copy of the gradients that is only read down to numbers; the gradients the optimizer steps with stay each rank's own
   }
 }
 
