@@ -380,6 +380,19 @@ bool GradientModel::isGradientCollective(const CodeUnit &U,
 
 namespace {
 
+/// The body of a loop statement.
+const Stmt *loopBody(const Stmt *Loop) {
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    return For->getBody();
+  if (const auto *While = dyn_cast<WhileStmt>(Loop))
+    return While->getBody();
+  if (const auto *Do = dyn_cast<DoStmt>(Loop))
+    return Do->getBody();
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
+    return Range->getBody();
+  return nullptr;
+}
+
 /// A tensor expression that makes new storage from its operands.
 bool makesFreshTensor(const Expr *E) {
   E = stripObjectWrappers(E)->IgnoreParenCasts();
@@ -516,6 +529,15 @@ bool GradientModel::valueKept(const CodeUnit &U, const Expr *E,
       Current = P;
       continue;
     }
+    // A statement of its own (`copy[0].div_(ws);`): the value stays where
+    // it was.
+    if (isa<CompoundStmt>(P))
+      return false;
+    if (const auto *If = dyn_cast<IfStmt>(P);
+        If && (If->getThen() == Current || If->getElse() == Current))
+      return false;
+    if (Current == loopBody(P))
+      return false;
     // An argument, an operand, an assignment, a return: passed on.
     return true;
   }

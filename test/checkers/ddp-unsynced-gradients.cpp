@@ -96,6 +96,30 @@ void only_a_logged_copy_reduced(c10d::ProcessGroup &pg, Net &model,
   }
 }
 
+// Flattened, all-reduced and averaged, but never copied back: the average
+// stays in the flat copy and only a log line reads it.
+void flat_copy_never_written_back(c10d::ProcessGroup &pg, Net &model,
+                                  torch::optim::SGD &optimizer,
+                                  std::vector<Batch> &batches) {
+  for (auto &batch : batches) {
+    optimizer.zero_grad();
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    std::vector<at::Tensor> grads;
+    for (auto &p : model->parameters())
+      grads.push_back(p.grad().reshape({-1}));
+    std::vector<at::Tensor> flat{torch::cat(grads)};
+    pg.allreduce(flat)->wait();
+    flat[0].div_(pg.getSize());
+    if (pg.getRank() == 0)
+      std::printf("%f\n", flat[0].norm().item<double>());
+    optimizer.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: the optimizer steps with gradients no rank shares
+    // CHECK-MESSAGES: :[[@LINE-11]]:10: note: gradients computed by backward() here
+    // CHECK-MESSAGES: :[[@LINE-7]]:8: note: 'allreduce' reduces a copy of the gradients
+  }
+}
+
 // A distributed sampler feeding the loop is enough to know the program is
 // distributed.
 void sharded_loader_without_sync(Net &model, size_t rank, size_t world) {
@@ -439,6 +463,11 @@ void flattened_bucket(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net &model,
   auto work = pg->allreduce(bucket);
   work->wait();
   bucket[0].div_(pg->getSize());
+  int64_t offset = 0;
+  for (auto &p : model->parameters()) {
+    p.grad().copy_(bucket[0].narrow(0, offset, p.numel()).view_as(p));
+    offset += p.numel();
+  }
   optimizer.step();
 }
 
