@@ -393,7 +393,18 @@ const Stmt *loopBody(const Stmt *Loop) {
   return nullptr;
 }
 
-/// A tensor expression that makes new storage from its operands.
+/// A plain number: what `item<double>()` or `item()` (a c10::Scalar) reads
+/// a tensor down to.
+bool isNumber(QualType T) {
+  T = T.getNonReferenceType();
+  if (T->isArithmeticType() || T->isEnumeralType())
+    return true;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  return RD && RD->getName() == "Scalar";
+}
+
+/// A tensor expression that makes new storage from its operands (not
+/// `flatten_dense_tensors`, which returns a view of a single tensor).
 bool makesFreshTensor(const Expr *E) {
   E = stripObjectWrappers(E)->IgnoreParenCasts();
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E))
@@ -401,8 +412,7 @@ bool makesFreshTensor(const Expr *E) {
   if (const auto *Call = dyn_cast<CallExpr>(E);
       Call && !isa<CXXOperatorCallExpr>(Call))
     return llvm::StringSwitch<bool>(identifierName(Call->getDirectCallee()))
-        .Cases("cat", "concat", "concatenate", "stack",
-               "flatten_dense_tensors", true)
+        .Cases("cat", "concat", "concatenate", "stack", true)
         .Default(false);
   return false;
 }
@@ -496,25 +506,40 @@ bool GradientModel::valueKept(const CodeUnit &U, const Expr *E,
     }
     // `t.slice(...)`, `t.view_as(g)` go on as tensors; `t.norm().item()`
     // ends in a number.
+    // Anything else (`data_ptr()`, `begin()`, an accessor) still reaches
+    // the data.
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(P);
         Member && Member->getImplicitObjectArgument() &&
         U.contains(Member->getImplicitObjectArgument(), E)) {
-      if (!Vocabulary::isTensorType(Member->getType()))
+      if (isNumber(Member->getType()))
         return false;
+      if (!Vocabulary::isTensorType(Member->getType()))
+        return true;
       Current = P;
       continue;
     }
-    // `auto mean = sum / ws;`: kept when a use of the variable is.
+    // `auto mean = sum / ws;`: kept when a use of the variable (or of its
+    // structured bindings) is. A range loop's hidden `__range` holds what
+    // the loop walks: kept.
     if (const auto *Decl = dyn_cast<DeclStmt>(P)) {
+      if (const auto *Range =
+              dyn_cast_or_null<CXXForRangeStmt>(U.Parent.lookup(Decl));
+          Range && Range->getRangeStmt() == Decl)
+        return true;
       for (const clang::Decl *D : Decl->decls()) {
         const auto *Var = dyn_cast<VarDecl>(D);
         if (!Var || !Var->getInit() || !U.contains(Var->getInit(), E))
           continue;
+        llvm::SmallVector<const ValueDecl *, 4> Names{Var};
+        if (const auto *Decomposition = dyn_cast<DecompositionDecl>(Var))
+          for (const BindingDecl *B : Decomposition->bindings())
+            Names.push_back(B);
         // A lambda capturing the variable names it in its capture list,
         // which counts as passing it on: a lambda's body is not followed.
         for (const Stmt *S : U.Stmts)
           if (const auto *Ref = dyn_cast<DeclRefExpr>(S);
-              Ref && Ref->getDecl() == Var && valueKept(U, Ref, Depth + 1))
+              Ref && llvm::is_contained(Names, Ref->getDecl()) &&
+              valueKept(U, Ref, Depth + 1))
             return true;
         return false;
       }
@@ -524,8 +549,10 @@ bool GradientModel::valueKept(const CodeUnit &U, const Expr *E,
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(P);
         Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2 &&
         U.contains(Op->getArg(0), E)) {
-      if (!Vocabulary::isTensorType(Op->getType()))
+      if (isNumber(Op->getType()))
         return false;
+      if (!Vocabulary::isTensorType(Op->getType()))
+        return true;
       Current = P;
       continue;
     }

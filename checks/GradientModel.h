@@ -132,8 +132,7 @@ public:
   bool isGradientCollective(const CodeUnit &U, const CallExpr &Call) const;
   /// Whether a collective's buffer is a copy of gradients whose reduced
   /// value goes nowhere: a local initialised with fresh tensors (`clone()`,
-  /// `torch::cat`, `torch::stack`, `flatten_dense_tensors`, or locals so
-  /// initialised) every other use of which reads it down to a number
+  /// `torch::cat`, `torch::stack`, or locals so initialised) every other use of which reads it down to a number
   /// (`truth[0].norm().item<double>()` for a log line). Reducing it changes
   /// neither the gradients nor what the optimizer steps with.
   bool isDiscardedCopy(const CodeUnit &U, const CallExpr &Collective,

@@ -291,7 +291,10 @@ void MissingInitialBroadcastCheck::check(
     // broadcast (a loop over the model's parameters that broadcasts each one
     // as a whole), or a checkpoint loaded on every rank.
     if (Broadcasts) {
-      ParameterLoop Loop = Vocabulary::enclosingParameterLoop(*C, Context);
+      ParameterLoop Loop = Vocabulary::enclosingParameterLoop(
+          *C, Context, [&](const Stmt &Other) {
+            return isa<CallExpr>(Other) && issuesBroadcast(Other, Context, 0);
+          });
       bool OverModel =
           Loop.Loop && mentionsAny(*Loop.Collection, Related, Context);
       Starts.push_back(OverModel && !Loop.Selective ? Loop.Loop : C);

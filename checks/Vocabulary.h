@@ -21,6 +21,7 @@
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/GlobPattern.h"
 
@@ -85,11 +86,12 @@ enum class ParameterCollection { Parameters, NamedParameters };
 struct ParameterLoop {
   const Stmt *Loop = nullptr;
   const Expr *Collection = nullptr;
-  /// The statement asked about runs for some parameters only: it, or a
-  /// `continue`, `break` or `return` before it in the body, lies under a
-  /// condition that reads the loop's variable (`if (p.dim() == 1)
-  /// continue;`, `if (name.find("head") == 0)`). Conditions that are the
-  /// same for every parameter (`if (world_size > 1)`) do not select.
+  /// The statement asked about works on the iteration's parameter and runs
+  /// for some parameters only: an iteration can end without it (or a
+  /// statement that does the same) on a condition that reads the loop's
+  /// variable (`if (p.dim() == 1) continue;`, `if (i % 2 == 0)`).
+  /// Conditions that are the same for every parameter (`if (world_size >
+  /// 1)`), `defined()` checks, and leaving the function do not select.
   bool Selective = false;
 };
 
@@ -165,8 +167,12 @@ public:
   /// whenever the module has parameters, so flow questions treat the loop
   /// as one site although its body may run zero times; one that is
   /// Selective covers only some of the parameters.
-  static ParameterLoop enclosingParameterLoop(const Stmt &S,
-                                              ASTContext &Context);
+  /// \p AlsoCovers: other statements that do what S does for the
+  /// parameter (the broadcast in the other arm of an `if`), for Selective.
+  static ParameterLoop
+  enclosingParameterLoop(const Stmt &S, ASTContext &Context,
+                         llvm::function_ref<bool(const Stmt &)> AlsoCovers =
+                             nullptr);
   /// The parameter tensor an expression denotes inside such a loop:
   /// `p` or `p.value()` (named_parameters items).
   static const VarDecl *parameterTensorVariable(const Expr *E);

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,30 @@ void partial_broadcast_index_loop(PG pg, torch::Tensor x) {
     if (i % 2 == 0)
       pg->broadcast(one)->wait();
     // CHECK-MESSAGES: :[[@LINE-1]]:7: note: this broadcast is skipped for some parameters
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
+// A `continue` inside a switch on the parameter skips it too.
+void partial_broadcast_switch(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank: it is built without a common torch::manual_seed and nothing broadcasts all of its parameters
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed depends on the rank here
+  for (auto &p : model->parameters()) {
+    switch (p.dim()) {
+    case 1:
+      continue;
+    default:
+      break;
+    }
+    std::vector<torch::Tensor> one{p.data()};
+    pg->broadcast(one)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: note: this broadcast is skipped for some parameters
   }
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
   model->forward(x).sum().backward();
@@ -457,6 +482,47 @@ void negative_broadcast_named_loop(PG pg, torch::Tensor x) {
   for (auto &item : model->named_parameters()) {
     std::vector<torch::Tensor> one{item.value().data()};
     pg->broadcast(one)->wait();
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
+
+// Loops that still broadcast every parameter: a check that stops the
+// program, a broadcast in both arms of an `if`, a skipped undefined tensor,
+// and a bucket flushed when it is full (a broadcast of the bucket, not of
+// this parameter).
+void negative_broadcast_loop_checked(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  for (auto &p : model->parameters()) {
+    if (!p.is_contiguous())
+      throw std::runtime_error("parameters must be contiguous");
+    if (!p.defined())
+      continue;
+    std::vector<torch::Tensor> one{p.data()};
+    if (p.is_sparse())
+      pg->broadcast(one)->wait();
+    else
+      pg->broadcast(one, c10d::BroadcastOptions{})->wait();
+  }
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
+void negative_bucketed_broadcast(PG pg, torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  Net model;
+  std::vector<torch::Tensor> params = model->parameters();
+  std::vector<torch::Tensor> bucket;
+  for (size_t i = 0; i < params.size(); ++i) {
+    bucket.push_back(params[i]);
+    if (bucket.size() >= 4 || i + 1 == params.size()) {
+      pg->broadcast(bucket)->wait();
+      bucket.clear();
+    }
   }
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
   model->forward(x).sum().backward();

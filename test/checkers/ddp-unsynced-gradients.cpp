@@ -25,6 +25,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -118,6 +119,32 @@ void flat_copy_never_written_back(c10d::ProcessGroup &pg, Net &model,
     // CHECK-MESSAGES: :[[@LINE-11]]:10: note: gradients computed by backward() here
     // CHECK-MESSAGES: :[[@LINE-7]]:8: note: 'allreduce' reduces a copy of the gradients
   }
+}
+
+// Copies whose reduced values do reach the gradients: through a range loop
+// over the buffer, and through its data pointer.
+void copies_written_back(c10d::ProcessGroup &pg, Net &model,
+                         torch::optim::SGD &optimizer, Batch &batch) {
+  F::mse_loss(model->forward(batch.data), batch.target).backward();
+  auto &fc = model->fc;
+  std::vector<at::Tensor> bufs{fc->weight.grad().clone(), fc->bias.grad().clone()};
+  pg.allreduce(bufs)->wait();
+  std::vector<torch::Tensor> params = model->parameters();
+  size_t i = 0;
+  for (auto &t : bufs)
+    params[i++].mutable_grad() = t / pg.getSize();
+  optimizer.step();
+}
+void copy_written_back_by_pointer(c10d::ProcessGroup &pg, Net &model,
+                                  torch::optim::SGD &optimizer, Batch &batch) {
+  F::mse_loss(model->forward(batch.data), batch.target).backward();
+  auto copy = model->fc->weight.grad().clone();
+  std::vector<at::Tensor> one{copy};
+  pg.allreduce(one)->wait();
+  copy.div_(pg.getSize());
+  std::memcpy(model->fc->weight.grad().data_ptr(), copy.data_ptr(),
+              copy.numel() * sizeof(float));
+  optimizer.step();
 }
 
 // A distributed sampler feeding the loop is enough to know the program is
