@@ -366,16 +366,22 @@ const CXXRecordDecl *GradientModel::memberOf(const CodeUnit &U) {
 // Syncs
 //===----------------------------------------------------------------------===//
 
-bool GradientModel::isGradientCollective(const CodeUnit &U,
-                                         const CallExpr &Call) const {
+GradientModel::GradientBuffers
+GradientModel::gradientBuffers(const CodeUnit &U, const CallExpr &Call) const {
   std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call);
   if (!Info || Info->Kind == CollectiveKind::Barrier ||
       Info->Kind == CollectiveKind::Scatter ||
       Info->Kind == CollectiveKind::AllToAll)
-    return false;
-  return llvm::any_of(Call.arguments(), [&](const Expr *Arg) {
-    return (role(U, Arg) & GradientRole) && !isDiscardedCopy(U, Call, Arg);
-  });
+    return GradientBuffers::None;
+  GradientBuffers Found = GradientBuffers::None;
+  for (const Expr *Arg : Call.arguments()) {
+    if (!(role(U, Arg) & GradientRole))
+      continue;
+    if (!isDiscardedCopy(U, Call, Arg))
+      return GradientBuffers::Gradients;
+    Found = GradientBuffers::OnlyCopies;
+  }
+  return Found;
 }
 
 namespace {
@@ -403,88 +409,7 @@ bool isNumber(QualType T) {
   return RD && RD->getName() == "Scalar";
 }
 
-/// A tensor expression that makes new storage from its operands (not
-/// `flatten_dense_tensors`, which returns a view of a single tensor).
-bool makesFreshTensor(const Expr *E) {
-  E = stripObjectWrappers(E)->IgnoreParenCasts();
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E))
-    return identifierName(Member->getMethodDecl()) == "clone";
-  if (const auto *Call = dyn_cast<CallExpr>(E);
-      Call && !isa<CXXOperatorCallExpr>(Call))
-    return llvm::StringSwitch<bool>(identifierName(Call->getDirectCallee()))
-        .Cases("cat", "concat", "concatenate", "stack", true)
-        .Default(false);
-  return false;
-}
-
-/// The tensors a container's initialiser holds (`{a.clone(), b.clone()}`),
-/// or the initialiser itself for a tensor; false when it is anything else.
-bool initialisedTensors(const Expr *Init,
-                        llvm::SmallVectorImpl<const Expr *> &Out,
-                        unsigned Depth = 0) {
-  if (!Init || Depth > 8)
-    return false;
-  Init = Init->IgnoreImplicit();
-  if (Vocabulary::isTensor(Init->getType())) {
-    Out.push_back(Init);
-    return true;
-  }
-  if (const auto *List = dyn_cast<InitListExpr>(Init))
-    return List->getNumInits() > 0 &&
-           llvm::all_of(List->inits(), [&](const Expr *E) {
-             return initialisedTensors(E, Out, Depth + 1);
-           });
-  if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(Init))
-    return initialisedTensors(IL->getSubExpr(), Out, Depth + 1);
-  // std::vector's constructor from an initializer list (its allocator
-  // left to the default).
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Init))
-    return Construct->getNumArgs() >= 1 &&
-           llvm::all_of(llvm::drop_begin(Construct->arguments()),
-                        [](const Expr *Arg) {
-                          return isa<CXXDefaultArgExpr>(Arg);
-                        }) &&
-           initialisedTensors(Construct->getArg(0), Out, Depth + 1);
-  return false;
-}
-
 } // namespace
-
-bool GradientModel::isDiscardedCopy(const CodeUnit &U,
-                                    const CallExpr &Collective,
-                                    const Expr *Buffer) const {
-  const auto *Var = dyn_cast_or_null<VarDecl>(rootDecl(Buffer));
-  auto IsOwnLocal = [&](const VarDecl *V) {
-    return V && V->isLocalVarDecl() && !V->isStaticLocal() &&
-           !V->getType()->isReferenceType() && ownerUnit(*V) == &U;
-  };
-  if (!IsOwnLocal(Var))
-    return false;
-  // The buffer and the locals it was filled with share the reduced storage.
-  llvm::SmallVector<const VarDecl *, 4> Holders{Var};
-  llvm::SmallVector<const Expr *, 4> Elements;
-  if (!initialisedTensors(Var->getInit(), Elements))
-    return false;
-  for (const Expr *Element : Elements) {
-    if (makesFreshTensor(Element))
-      continue;
-    const auto *Local = dyn_cast_or_null<VarDecl>(rootDecl(Element));
-    if (!IsOwnLocal(Local) || !Local->getInit() ||
-        !makesFreshTensor(Local->getInit()) ||
-        !Vocabulary::isTensor(Local->getType()))
-      return false;
-    Holders.push_back(Local);
-  }
-  for (const Stmt *S : U.Stmts) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(S);
-    if (!Ref || !llvm::is_contained(Holders, Ref->getDecl()) ||
-        U.contains(&Collective, Ref) || U.contains(Var->getInit(), Ref))
-      continue;
-    if (valueKept(U, Ref))
-      return false;
-  }
-  return true;
-}
 
 bool GradientModel::valueKept(const CodeUnit &U, const Expr *E,
                               unsigned Depth) const {

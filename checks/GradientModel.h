@@ -22,7 +22,7 @@
 // - the call graph, and one CFG per unit (built on demand).
 //
 // GradientModel.cpp builds the units and answers the questions;
-// GradientRoles.cpp computes the roles.
+// GradientRoles.cpp computes the roles and finds the discarded copies.
 //
 // docs/checks/ddp-unsynced-gradients.md, docs/checks/ddp-unaveraged-allreduce.md
 //
@@ -127,16 +127,21 @@ public:
   /// `flat` in `flat.slice(0, a, b)`, `bucket_` in `this->bucket_`.
   const ValueDecl *rootDecl(const Expr *E) const;
 
+  /// What a reducing or gathering collective's buffers hold: a gradient
+  /// (at least one buffer that is not a copy made for the collective
+  /// alone), only such copies, or no gradient. A copy made for the
+  /// collective alone is a local initialised with fresh tensors (`clone()`,
+  /// `torch::cat`, `torch::stack`, or locals so initialised) whose every
+  /// other use reads it down to a number (`copy[0].norm().item<double>()`
+  /// for a log line) or changes it in place: reducing it changes neither
+  /// the gradients nor what the optimizer steps with.
+  enum class GradientBuffers { None, OnlyCopies, Gradients };
+  GradientBuffers gradientBuffers(const CodeUnit &U, const CallExpr &Call) const;
   /// A reducing or gathering collective with a gradient among its buffers,
-  /// other than a copy made for the collective alone (isDiscardedCopy).
-  bool isGradientCollective(const CodeUnit &U, const CallExpr &Call) const;
-  /// Whether a collective's buffer is a copy of gradients whose reduced
-  /// value goes nowhere: a local initialised with fresh tensors (`clone()`,
-  /// `torch::cat`, `torch::stack`, or locals so initialised) every other use of which reads it down to a number
-  /// (`truth[0].norm().item<double>()` for a log line). Reducing it changes
-  /// neither the gradients nor what the optimizer steps with.
-  bool isDiscardedCopy(const CodeUnit &U, const CallExpr &Collective,
-                       const Expr *Buffer) const;
+  /// other than a copy made for the collective alone.
+  bool isGradientCollective(const CodeUnit &U, const CallExpr &Call) const {
+    return gradientBuffers(U, Call) == GradientBuffers::Gradients;
+  }
   /// Whether the tensor value of \p E is kept: passed on, stored, returned,
   /// rather than only read down to a number (`(sum / ws).norm().item()`).
   /// Views, element accesses and locals initialised with the value are
@@ -194,6 +199,10 @@ public:
 
 private:
   bool valueKept(const CodeUnit &U, const Expr *E, unsigned Depth) const;
+  /// Whether \p Buffer, an argument of \p Collective, is a copy made for
+  /// it alone (see gradientBuffers).
+  bool isDiscardedCopy(const CodeUnit &U, const CallExpr &Collective,
+                       const Expr *Buffer) const;
   /// Whether a condition can differ between ranks: it reads the rank
   /// (a rank query, a variable named like one, `is_main()`).
   bool isRankDependent(const Expr *Condition) const;

@@ -2,7 +2,8 @@
 //
 // The role half of GradientModel: which variables, fields and parameters
 // hold gradients or parameters, seeded by `grad()`, `parameters()`, parameter
-// names and hook callbacks, and propagated to a fixpoint.
+// names and hook callbacks, and propagated to a fixpoint; and which
+// collective buffers are copies of gradients made for the collective alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,17 +48,27 @@ bool sharesStorage(llvm::StringRef Method) {
       .Default(false);
 }
 
+/// Free functions whose result is new storage holding copies of their
+/// tensor arguments' data (`flatten_dense_tensors` is not: it returns a view
+/// of a single tensor).
+bool copiesIntoNewTensor(llvm::StringRef Function) {
+  return llvm::StringSwitch<bool>(Function)
+      .Cases("cat", "concat", "concatenate", "stack", true)
+      .Default(false);
+}
+
 /// Free functions whose result holds their tensor arguments' data.
 bool combinesData(llvm::StringRef Function) {
+  if (copiesIntoNewTensor(Function))
+    return true;
   return llvm::StringSwitch<bool>(Function)
-      .Cases("cat", "concat", "concatenate", "stack", "flatten", true)
+      .Case("flatten", true)
       .Cases("flatten_dense_tensors", "unflatten_dense_tensors", "div", "mul",
              true)
       .Cases("narrow", "reshape", "ref", "cref", "addressof", true)
       .Case("inplace", true) // boost::mpi::inplace(buffer)
       .Default(false);
 }
-
 
 /// Whether a declaration of type T can hold a tensor, a container of them,
 /// or a pointer into one: anything but a plain number.
@@ -93,6 +104,49 @@ unsigned roleFromName(const ParmVarDecl &P) {
       Name.find("weight") != std::string::npos)
     return ParameterRole;
   return NoRole;
+}
+
+/// A tensor expression that makes new storage from its operands (not
+/// `flatten_dense_tensors`, which returns a view of a single tensor).
+bool makesFreshTensor(const Expr *E) {
+  E = stripObjectWrappers(E)->IgnoreParenCasts();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E))
+    return identifierName(Member->getMethodDecl()) == "clone";
+  if (const auto *Call = dyn_cast<CallExpr>(E);
+      Call && !isa<CXXOperatorCallExpr>(Call))
+    return copiesIntoNewTensor(identifierName(Call->getDirectCallee()));
+  return false;
+}
+
+/// The tensors a container's initialiser holds (`{a.clone(), b.clone()}`),
+/// or the initialiser itself for a tensor; false when it is anything else.
+bool initialisedTensors(const Expr *Init,
+                        llvm::SmallVectorImpl<const Expr *> &Out,
+                        unsigned Depth = 0) {
+  if (!Init || Depth > 8)
+    return false;
+  Init = Init->IgnoreImplicit();
+  if (Vocabulary::isTensor(Init->getType())) {
+    Out.push_back(Init);
+    return true;
+  }
+  if (const auto *List = dyn_cast<InitListExpr>(Init))
+    return List->getNumInits() > 0 &&
+           llvm::all_of(List->inits(), [&](const Expr *E) {
+             return initialisedTensors(E, Out, Depth + 1);
+           });
+  if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(Init))
+    return initialisedTensors(IL->getSubExpr(), Out, Depth + 1);
+  // std::vector's constructor from an initializer list (its allocator
+  // left to the default).
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Init))
+    return Construct->getNumArgs() >= 1 &&
+           llvm::all_of(llvm::drop_begin(Construct->arguments()),
+                        [](const Expr *Arg) {
+                          return isa<CXXDefaultArgExpr>(Arg);
+                        }) &&
+           initialisedTensors(Construct->getArg(0), Out, Depth + 1);
+  return false;
 }
 
 } // namespace
@@ -434,6 +488,42 @@ bool GradientModel::propagateRoles(CodeUnit &U) {
           Changed |= orRole(ParamRoles, Param, role(U, Arg));
   }
   return Changed;
+}
+
+bool GradientModel::isDiscardedCopy(const CodeUnit &U,
+                                    const CallExpr &Collective,
+                                    const Expr *Buffer) const {
+  const auto *Var = dyn_cast_or_null<VarDecl>(rootDecl(Buffer));
+  auto IsOwnLocal = [&](const VarDecl *V) {
+    return V && V->isLocalVarDecl() && !V->isStaticLocal() &&
+           !V->getType()->isReferenceType() && ownerUnit(*V) == &U;
+  };
+  if (!IsOwnLocal(Var))
+    return false;
+  // The buffer and the locals it was filled with share the reduced storage.
+  llvm::SmallVector<const VarDecl *, 4> Holders{Var};
+  llvm::SmallVector<const Expr *, 4> Elements;
+  if (!initialisedTensors(Var->getInit(), Elements))
+    return false;
+  for (const Expr *Element : Elements) {
+    if (makesFreshTensor(Element))
+      continue;
+    const auto *Local = dyn_cast_or_null<VarDecl>(rootDecl(Element));
+    if (!IsOwnLocal(Local) || !Local->getInit() ||
+        !makesFreshTensor(Local->getInit()) ||
+        !Vocabulary::isTensor(Local->getType()))
+      return false;
+    Holders.push_back(Local);
+  }
+  for (const Stmt *S : U.Stmts) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    if (!Ref || !llvm::is_contained(Holders, Ref->getDecl()) ||
+        U.contains(&Collective, Ref) || U.contains(Var->getInit(), Ref))
+      continue;
+    if (valueKept(U, Ref))
+      return false;
+  }
+  return true;
 }
 
 } // namespace clang::tidy::ddp

@@ -291,14 +291,16 @@ void MissingInitialBroadcastCheck::check(
     // broadcast (a loop over the model's parameters that broadcasts each one
     // as a whole), or a checkpoint loaded on every rank.
     if (Broadcasts) {
-      ParameterLoop Loop = Vocabulary::enclosingParameterLoop(
-          *C, Context, [&](const Stmt &Other) {
-            return isa<CallExpr>(Other) && issuesBroadcast(Other, Context, 0);
-          });
+      ParameterLoop Loop = Vocabulary::enclosingParameterLoop(*C, Context);
       bool OverModel =
           Loop.Loop && mentionsAny(*Loop.Collection, Related, Context);
-      Starts.push_back(OverModel && !Loop.Selective ? Loop.Loop : C);
-      if (OverModel && Loop.Selective && !PartialBroadcast)
+      bool Skips = OverModel && Vocabulary::skipsSomeParameters(
+                                    Loop, *C, [&](const Stmt &Other) {
+                                      return isa<CallExpr>(Other) &&
+                                             issuesBroadcast(Other, Context, 0);
+                                    });
+      Starts.push_back(OverModel && !Skips ? Loop.Loop : C);
+      if (Skips && !PartialBroadcast)
         PartialBroadcast = C;
     }
     else if (const Expr *Loaded = Vocabulary::moduleLoadTarget(*C))

@@ -181,13 +181,9 @@ const CallExpr *UnsyncedGradientsCheck::copyReduced(const GradientModel &Model,
                                                     const CallExpr &Step) const {
   const Reachability &Flow = Model.flow(U);
   for (const CallExpr *Call : U.Calls) {
-    if (!Vocab.classifyCollective(*Call) || !Flow.reachable(&Backward, Call) ||
-        !Flow.reachable(Call, &Step))
-      continue;
-    if (llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
-          return (Model.role(U, Arg) & GradientRole) &&
-                 Model.isDiscardedCopy(U, *Call, Arg);
-        }))
+    if (Model.gradientBuffers(U, *Call) ==
+            GradientModel::GradientBuffers::OnlyCopies &&
+        Flow.reachable(&Backward, Call) && Flow.reachable(Call, &Step))
       return Call;
   }
   return nullptr;

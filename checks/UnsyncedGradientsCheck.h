@@ -55,7 +55,7 @@ private:
                               const CallExpr &Backward,
                               const CallExpr &Step) const;
   /// \p CopyReduced: a collective between the backward and the step that
-  /// reduces only a copy of the gradients (GradientModel::isDiscardedCopy),
+  /// reduces only a copy of the gradients (GradientModel::gradientBuffers),
   /// or null.
   void reportUnsynced(const CallExpr &Step, StepKind Kind,
                       const CallExpr &Backward, bool InClosure,

@@ -956,9 +956,8 @@ bool concernsIteration(const Stmt &S, const Stmt &Body,
 
 } // namespace
 
-ParameterLoop Vocabulary::enclosingParameterLoop(
-    const Stmt &S, ASTContext &Context,
-    llvm::function_ref<bool(const Stmt &)> AlsoCovers) {
+ParameterLoop Vocabulary::enclosingParameterLoop(const Stmt &S,
+                                                 ASTContext &Context) {
   DynTypedNode Child = DynTypedNode::create(S);
   for (unsigned Depth = 0; Depth < 64; ++Depth) {
     DynTypedNodeList Parents = Context.getParents(Child);
@@ -966,27 +965,30 @@ ParameterLoop Vocabulary::enclosingParameterLoop(
       return {};
     DynTypedNode Node = Parents[0];
     const Stmt *From = Child.get<Stmt>();
-    auto Found = [&](const Stmt *Loop, const Stmt *Body,
-                     const Expr *Collection) {
-      llvm::SmallVector<const Decl *, 4> Vars = iterationVariables(*Loop);
-      auto IsTarget = [&](const Stmt &N) {
-        return &N == &S || (AlsoCovers && AlsoCovers(N));
-      };
-      CoverageWalk Walk(IsTarget, Vars);
-      bool Selective = Walk.walk(Body) != Iteration::Covered &&
-                       concernsIteration(S, *Body, Vars);
-      return ParameterLoop{Loop, Collection, Selective};
-    };
     if (const auto *Range = Node.get<CXXForRangeStmt>();
         Range && From == Range->getBody() && parameterLoopVariable(*Range))
-      return Found(Range, Range->getBody(), Range->getRangeInit());
+      return {Range, Range->getRangeInit(), Range->getBody()};
     if (const auto *For = Node.get<ForStmt>();
         For && From == For->getBody() && For->getCond())
       if (const Expr *Collection = sizeBoundCollection(For->getCond()))
-        return Found(For, For->getBody(), Collection);
+        return {For, Collection, For->getBody()};
     Child = Node;
   }
   return {};
+}
+
+bool Vocabulary::skipsSomeParameters(
+    const ParameterLoop &Loop, const Stmt &S,
+    llvm::function_ref<bool(const Stmt &)> AlsoCovers) {
+  if (!Loop.Loop)
+    return false;
+  llvm::SmallVector<const Decl *, 4> Vars = iterationVariables(*Loop.Loop);
+  auto IsTarget = [&](const Stmt &N) {
+    return &N == &S || (AlsoCovers && AlsoCovers(N));
+  };
+  CoverageWalk Walk(IsTarget, Vars);
+  return Walk.walk(Loop.Body) != Iteration::Covered &&
+         concernsIteration(S, *Loop.Body, Vars);
 }
 
 const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {

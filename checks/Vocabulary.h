@@ -86,13 +86,7 @@ enum class ParameterCollection { Parameters, NamedParameters };
 struct ParameterLoop {
   const Stmt *Loop = nullptr;
   const Expr *Collection = nullptr;
-  /// The statement asked about works on the iteration's parameter and runs
-  /// for some parameters only: an iteration can end without it (or a
-  /// statement that does the same) on a condition that reads the loop's
-  /// variable (`if (p.dim() == 1) continue;`, `if (i % 2 == 0)`).
-  /// Conditions that are the same for every parameter (`if (world_size >
-  /// 1)`), `defined()` checks, and leaving the function do not select.
-  bool Selective = false;
+  const Stmt *Body = nullptr;
 };
 
 /// The operation of a reducing collective.
@@ -165,14 +159,20 @@ public:
   /// bounded by the size of such a collection or of a local taken from one.
   /// A collective issued for each parameter there runs on every rank
   /// whenever the module has parameters, so flow questions treat the loop
-  /// as one site although its body may run zero times; one that is
-  /// Selective covers only some of the parameters.
-  /// \p AlsoCovers: other statements that do what S does for the
-  /// parameter (the broadcast in the other arm of an `if`), for Selective.
-  static ParameterLoop
-  enclosingParameterLoop(const Stmt &S, ASTContext &Context,
-                         llvm::function_ref<bool(const Stmt &)> AlsoCovers =
-                             nullptr);
+  /// as one site although its body may run zero times (unless it skips
+  /// some parameters: skipsSomeParameters).
+  static ParameterLoop enclosingParameterLoop(const Stmt &S,
+                                              ASTContext &Context);
+  /// Whether \p S, in the body of \p Loop, works on the iteration's
+  /// parameter and runs for some parameters only: an iteration can end
+  /// without it (or a statement \p AlsoCovers accepts: the broadcast in the
+  /// other arm of an `if`) on a condition that reads the loop's variable
+  /// (`if (p.dim() == 1) continue;`, `if (i % 2 == 0)`). Conditions that
+  /// are the same for every parameter (`if (world_size > 1)`), `defined()`
+  /// checks, and leaving the function do not select.
+  static bool skipsSomeParameters(
+      const ParameterLoop &Loop, const Stmt &S,
+      llvm::function_ref<bool(const Stmt &)> AlsoCovers = nullptr);
   /// The parameter tensor an expression denotes inside such a loop:
   /// `p` or `p.value()` (named_parameters items).
   static const VarDecl *parameterTensorVariable(const Expr *E);
