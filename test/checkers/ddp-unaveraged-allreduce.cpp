@@ -720,6 +720,25 @@ void false_positive_summed_copy_for_statistics(c10d::ProcessGroup &pg,
   // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with the summed gradients here
 }
 
+// Known false positive: a copy filled after its declaration (push_back) is
+// not recognised as made for the collective alone, even when only a log line
+// reads it.
+void false_positive_copy_filled_later(c10d::ProcessGroup &pg, Net &model,
+                                      torch::optim::SGD &optimizer) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    p.grad().div_(pg.getSize());
+  }
+  std::vector<at::Tensor> copy;
+  copy.push_back(model->fc->weight.grad().clone());
+  pg.allreduce(copy)->wait();
+  // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: 'allreduce' sums the gradients over all ranks
+  std::printf("%f\n", copy[0].norm().item<double>());
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with the summed gradients here
+}
+
 // Known false negatives (docs/checks/ddp-unaveraged-allreduce.md):
 // - a gradient averaged anywhere earlier in the step counts, even another
 //   parameter's;
