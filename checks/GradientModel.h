@@ -142,6 +142,13 @@ public:
   bool isGradientCollective(const CodeUnit &U, const CallExpr &Call) const {
     return gradientBuffers(U, Call) == GradientBuffers::Gradients;
   }
+  /// For a collective that reduces only copies of the gradients (a flat
+  /// `torch::cat` buffer) whose value is used again: the statements that use
+  /// the reduced copy, where it is written back into the gradients. The
+  /// gradients are synced only once one of them has run. Empty when a
+  /// buffer is not such a copy.
+  llvm::SmallVector<const Stmt *, 4> copyWriteBacks(const CodeUnit &U,
+                                                    const CallExpr &Call) const;
   /// Whether the tensor value of \p E is kept: passed on, stored, returned,
   /// rather than only read down to a number (`(sum / ws).norm().item()`).
   /// Views, element accesses and locals initialised with the value are
@@ -203,6 +210,16 @@ private:
   /// it alone (see gradientBuffers).
   bool isDiscardedCopy(const CodeUnit &U, const CallExpr &Collective,
                        const Expr *Buffer) const;
+  /// Whether \p Buffer is a local filled with fresh tensors (a copy made
+  /// for a collective): \p Holders receives it and the locals it was
+  /// filled with, which share its storage.
+  bool copyHolders(const CodeUnit &U, const Expr *Buffer,
+                   llvm::SmallVectorImpl<const VarDecl *> &Holders) const;
+  /// The references to such a copy, outside \p Collective and its
+  /// initialisation, that keep its value.
+  llvm::SmallVector<const Expr *, 4>
+  keptCopyUses(const CodeUnit &U, const CallExpr &Collective,
+               const Expr *Buffer) const;
   /// Whether a condition can differ between ranks: it reads the rank
   /// (a rank query, a variable named like one, `is_main()`).
   bool isRankDependent(const Expr *Condition) const;

@@ -490,9 +490,9 @@ bool GradientModel::propagateRoles(CodeUnit &U) {
   return Changed;
 }
 
-bool GradientModel::isDiscardedCopy(const CodeUnit &U,
-                                    const CallExpr &Collective,
-                                    const Expr *Buffer) const {
+bool GradientModel::copyHolders(
+    const CodeUnit &U, const Expr *Buffer,
+    llvm::SmallVectorImpl<const VarDecl *> &Holders) const {
   const auto *Var = dyn_cast_or_null<VarDecl>(rootDecl(Buffer));
   auto IsOwnLocal = [&](const VarDecl *V) {
     return V && V->isLocalVarDecl() && !V->isStaticLocal() &&
@@ -501,7 +501,7 @@ bool GradientModel::isDiscardedCopy(const CodeUnit &U,
   if (!IsOwnLocal(Var))
     return false;
   // The buffer and the locals it was filled with share the reduced storage.
-  llvm::SmallVector<const VarDecl *, 4> Holders{Var};
+  Holders.push_back(Var);
   llvm::SmallVector<const Expr *, 4> Elements;
   if (!initialisedTensors(Var->getInit(), Elements))
     return false;
@@ -515,15 +515,62 @@ bool GradientModel::isDiscardedCopy(const CodeUnit &U,
       return false;
     Holders.push_back(Local);
   }
+  return true;
+}
+
+llvm::SmallVector<const Expr *, 4>
+GradientModel::keptCopyUses(const CodeUnit &U, const CallExpr &Collective,
+                            const Expr *Buffer) const {
+  llvm::SmallVector<const VarDecl *, 4> Holders;
+  llvm::SmallVector<const Expr *, 4> Kept;
+  if (!copyHolders(U, Buffer, Holders))
+    return Kept;
+  const Expr *Init = Holders.front()->getInit();
   for (const Stmt *S : U.Stmts) {
     const auto *Ref = dyn_cast<DeclRefExpr>(S);
     if (!Ref || !llvm::is_contained(Holders, Ref->getDecl()) ||
-        U.contains(&Collective, Ref) || U.contains(Var->getInit(), Ref))
+        U.contains(&Collective, Ref) || U.contains(Init, Ref))
       continue;
     if (valueKept(U, Ref))
-      return false;
+      Kept.push_back(Ref);
   }
-  return true;
+  return Kept;
+}
+
+bool GradientModel::isDiscardedCopy(const CodeUnit &U,
+                                    const CallExpr &Collective,
+                                    const Expr *Buffer) const {
+  llvm::SmallVector<const VarDecl *, 4> Holders;
+  return copyHolders(U, Buffer, Holders) &&
+         keptCopyUses(U, Collective, Buffer).empty();
+}
+
+llvm::SmallVector<const Stmt *, 4>
+GradientModel::copyWriteBacks(const CodeUnit &U,
+                              const CallExpr &Collective) const {
+  llvm::SmallVector<const Stmt *, 4> Uses;
+  llvm::SmallVector<const VarDecl *, 4> Holders;
+  for (const Expr *Arg : Collective.arguments()) {
+    if (!(role(U, Arg) & GradientRole))
+      continue;
+    Holders.clear();
+    if (!copyHolders(U, Arg, Holders))
+      return {}; // the gradients themselves are reduced
+    for (const Expr *Ref : keptCopyUses(U, Collective, Arg)) {
+      // The whole statement that takes the reduced value back.
+      const Stmt *Top = Ref;
+      while (const Stmt *Up = U.Parent.lookup(Top)) {
+        if (!isa<Expr>(Up))
+          break;
+        Top = Up;
+      }
+      // The CFG holds the expression, not its cleanups.
+      if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Top))
+        Top = Cleanups->getSubExpr()->IgnoreImplicit();
+      Uses.push_back(Top);
+    }
+  }
+  return Uses;
 }
 
 } // namespace clang::tidy::ddp

@@ -161,6 +161,11 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
         continue;
       }
       const CallExpr *B = unsyncedBackward(Model, *U, E, Step);
+      const Stmt *Late = nullptr;
+      if (!B) {
+        StepEvents Early = withoutLateCopies(Model, *U, E, *Step, Late);
+        B = Late ? unsyncedBackward(Model, *U, Early, Step) : nullptr;
+      }
       // A sync compiled out, or dropped with a missing header, may be the
       // one missing.
       if (!B || AveragesParameters(Step) ||
@@ -170,7 +175,8 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
         reportEarlySync(*Sync, *B, *Step, /*InClosure=*/false);
       else if (Model.isDistributed(*U))
         reportUnsynced(*Step, stepKind(Model, *U, *Step), *B,
-                       /*InClosure=*/false, copyReduced(Model, *U, *B, *Step));
+                       /*InClosure=*/false, copyReduced(Model, *U, *B, *Step),
+                       Late);
     }
   }
 }
@@ -189,11 +195,55 @@ const CallExpr *UnsyncedGradientsCheck::copyReduced(const GradientModel &Model,
   return nullptr;
 }
 
+UnsyncedGradientsCheck::StepEvents UnsyncedGradientsCheck::withoutLateCopies(
+    const GradientModel &Model, const CodeUnit &U, const StepEvents &E,
+    const CallExpr &Step, const Stmt *&LateWriteBack) const {
+  const Reachability &Flow = Model.flow(U);
+  llvm::SmallVector<const Stmt *, 8> Barriers = statements(E.Steps, E.Backwards);
+  // Collectives of copies that reach the step before any write-back.
+  llvm::SmallPtrSet<const CallExpr *, 4> Late;
+  LateWriteBack = nullptr;
+  for (const CallExpr *Sync : E.Syncs) {
+    llvm::SmallVector<const Stmt *, 4> WriteBacks = Model.copyWriteBacks(U, *Sync);
+    llvm::SmallVector<const Stmt *, 4> Widened;
+    for (const Stmt *W : WriteBacks)
+      Widened.push_back(Model.widen(U, W, Barriers));
+    if (WriteBacks.empty() || !Flow.reachable(Sync, &Step, Widened))
+      continue;
+    for (const Stmt *W : WriteBacks)
+      if (Flow.reachable(&Step, W)) {
+        Late.insert(Sync);
+        LateWriteBack = LateWriteBack ? LateWriteBack : W;
+        break;
+      }
+  }
+  // A wait completes the collectives before it: it syncs nothing more when
+  // each of them is such a copy.
+  auto WaitsOnLateOnly = [&](const CallExpr *Wait) {
+    bool Any = false;
+    for (const CallExpr *C : U.Calls)
+      if (Model.isGradientCollective(U, *C) && Flow.reachable(C, Wait)) {
+        if (!Late.contains(C))
+          return false;
+        Any = true;
+      }
+    return Any;
+  };
+  StepEvents Early = E;
+  Early.Syncs.clear();
+  for (const CallExpr *Sync : E.Syncs)
+    if (!Late.contains(Sync) &&
+        !(Vocabulary::isWaitCall(*Sync) && WaitsOnLateOnly(Sync)))
+      Early.Syncs.push_back(Sync);
+  return Early;
+}
+
 void UnsyncedGradientsCheck::reportUnsynced(const CallExpr &Step,
                                             StepKind Kind,
                                             const CallExpr &Backward,
                                             bool InClosure,
-                                            const CallExpr *CopyReduced) {
+                                            const CallExpr *CopyReduced,
+                                            const Stmt *LateWriteBack) {
   diag(Step.getExprLoc(),
        "%select{%1 steps the optimizer with|the optimizer steps with|this "
        "parameter update applies}0 gradients no rank shares: nothing "
@@ -218,6 +268,11 @@ void UnsyncedGradientsCheck::reportUnsynced(const CallExpr &Step,
          "numbers; the gradients the optimizer steps with stay each rank's own",
          DiagnosticIDs::Note)
         << calleeName(*CopyReduced);
+  if (LateWriteBack)
+    diag(LateWriteBack->getBeginLoc(),
+         "the reduced copy of the gradients is written back only here, after "
+         "the step; write it back before the optimizer steps",
+         DiagnosticIDs::Note);
 }
 
 void UnsyncedGradientsCheck::reportEarlySync(const CallExpr &Sync,

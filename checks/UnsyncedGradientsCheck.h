@@ -54,12 +54,20 @@ private:
   const CallExpr *copyReduced(const GradientModel &Model, const CodeUnit &U,
                               const CallExpr &Backward,
                               const CallExpr &Step) const;
+  /// \p E without the syncs that reduce only a copy of the gradients and
+  /// reach \p Step before the copy is written back, which happens only after
+  /// the step; \p LateWriteBack receives such a write-back (else null).
+  StepEvents withoutLateCopies(const GradientModel &Model, const CodeUnit &U,
+                               const StepEvents &E, const CallExpr &Step,
+                               const Stmt *&LateWriteBack) const;
   /// \p CopyReduced: a collective between the backward and the step that
   /// reduces only a copy of the gradients (GradientModel::gradientBuffers),
-  /// or null.
+  /// or null; \p LateWriteBack: where such a copy is written back, after
+  /// the step, or null.
   void reportUnsynced(const CallExpr &Step, StepKind Kind,
                       const CallExpr &Backward, bool InClosure,
-                      const CallExpr *CopyReduced = nullptr);
+                      const CallExpr *CopyReduced = nullptr,
+                      const Stmt *LateWriteBack = nullptr);
   void reportEarlySync(const CallExpr &Sync, const CallExpr &Backward,
                        const CallExpr &Step, bool InClosure);
 

@@ -158,6 +158,9 @@ bool isDiscarded(const CallExpr &Call, ASTContext &Context) {
 struct ReducedTensors {
   llvm::SmallPtrSet<const VarDecl *, 4> Variables;
   llvm::SmallPtrSet<const VarDecl *, 4> GradientsOf;
+  /// A gradient is among them, whatever holds its tensor (a local, or a
+  /// module's field: `net->weight.mutable_grad()`).
+  bool Gradients = false;
 };
 
 void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
@@ -165,6 +168,7 @@ void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
     return;
   if (const auto *Call = dyn_cast<CallExpr>(S))
     if (Vocabulary::isGradAccess(*Call)) {
+      Out.Gradients = true;
       if (const ValueDecl *Of = handleDecl(
               cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()))
         if (const auto *Var = dyn_cast<VarDecl>(Of))
@@ -191,7 +195,7 @@ void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
 /// anything, a flattened gradient buffer included.
 bool touchesModel(const ReducedTensors &Tensors, const Stmt &Body,
                   ASTContext &Context) {
-  if (!Tensors.GradientsOf.empty() ||
+  if (Tensors.Gradients ||
       llvm::any_of(Tensors.Variables,
                    [](const VarDecl *V) { return isa<ParmVarDecl>(V); }))
     return true;

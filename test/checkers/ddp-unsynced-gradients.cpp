@@ -121,6 +121,37 @@ void flat_copy_never_written_back(c10d::ProcessGroup &pg, Net &model,
   }
 }
 
+// Flattened, all-reduced and averaged, but copied back into the gradients
+// only after the step: the step uses each rank's own gradients.
+void flat_copy_written_back_after_step(c10d::ProcessGroup &pg, Net &model,
+                                       torch::optim::SGD &optimizer, Batch &batch) {
+  F::mse_loss(model->forward(batch.data), batch.target).backward();
+  auto &fc = model->fc;
+  std::vector<at::Tensor> flat{
+      torch::cat({fc->weight.grad().reshape({-1}), fc->bias.grad().reshape({-1})})};
+  pg.allreduce(flat)->wait();
+  flat[0].div_(pg.getSize());
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: the optimizer steps with gradients no rank shares
+  // CHECK-MESSAGES: :[[@LINE-8]]:57: note: gradients computed by backward() here
+  // CHECK-MESSAGES: :[[@LINE+1]]:3: note: the reduced copy of the gradients is written back only here, after the step; write it back before the optimizer steps
+  fc->weight.mutable_grad().copy_(flat[0].slice(0, 0, 8).view_as(fc->weight));
+  fc->bias.mutable_grad().copy_(flat[0].slice(0, 8, 10));
+}
+// The same copy written back before the step.
+void flat_copy_written_back_before_step(c10d::ProcessGroup &pg, Net &model,
+                                        torch::optim::SGD &optimizer, Batch &batch) {
+  F::mse_loss(model->forward(batch.data), batch.target).backward();
+  auto &fc = model->fc;
+  std::vector<at::Tensor> flat{
+      torch::cat({fc->weight.grad().reshape({-1}), fc->bias.grad().reshape({-1})})};
+  pg.allreduce(flat)->wait();
+  flat[0].div_(pg.getSize());
+  fc->weight.mutable_grad().copy_(flat[0].slice(0, 0, 8).view_as(fc->weight));
+  fc->bias.mutable_grad().copy_(flat[0].slice(0, 8, 10));
+  optimizer.step();
+}
+
 // Copies whose reduced values do reach the gradients: through a range loop
 // over the buffer, and through its data pointer.
 void copies_written_back(c10d::ProcessGroup &pg, Net &model,

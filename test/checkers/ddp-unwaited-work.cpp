@@ -136,6 +136,27 @@ void discarded_through_pointer(const c10::intrusive_ptr<c10d::ProcessGroup> &pg,
 // Correct patterns
 //===----------------------------------------------------------------------===//
 
+// The gradients are reached through the module's fields, not through a
+// local: the step still reads them while they are being reduced.
+void positive_gradients_of_fields(Net &model, c10d::ProcessGroup &pg,
+                                  torch::optim::SGD &optimizer) {
+  std::vector<at::Tensor> grads{model->fc->weight.mutable_grad(),
+                                model->fc->bias.mutable_grad()};
+  auto work = pg.allreduce(grads);
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'allreduce' may still be running when the optimizer steps: the work kept in 'work' is not waited for on this path
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: optimizer step here
+  work->wait();
+}
+void negative_gradients_of_fields_waited(Net &model, c10d::ProcessGroup &pg,
+                                         torch::optim::SGD &optimizer) {
+  std::vector<at::Tensor> grads{model->fc->weight.mutable_grad(),
+                                model->fc->bias.mutable_grad()};
+  auto work = pg.allreduce(grads);
+  work->wait();
+  optimizer.step();
+}
+
 void negative_chained_wait(c10d::ProcessGroup &pg, std::vector<at::Tensor> &tensors,
                            torch::optim::Optimizer &optimizer) {
   pg.allreduce(tensors)->wait();
