@@ -1,6 +1,7 @@
 //===--- DivergentCollectiveCheck.cpp - ddp-divergent-collective ----------===//
 
 #include "DivergentCollectiveCheck.h"
+#include "utils/UserCode.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
@@ -300,8 +301,9 @@ void DivergentCollectiveCheck::registerMatchers(MatchFinder *Finder) {
 
 void DivergentCollectiveCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  // Templates are analysed in their instantiations, where calls resolve.
-  if (!Function || Function->isDependentContext())
+  // Templates are analysed in their instantiations, where calls resolve,
+  // and as written when nothing instantiates them.
+  if (!Function || isInstantiatedPattern(*Function))
     return;
   if (!Analysis || &Analysis->context() != Result.Context)
     Analysis = std::make_unique<DivergenceAnalysis>(Vocab, *Result.Context);
@@ -468,3 +470,4 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
 }
 
 } // namespace clang::tidy::ddp
+

@@ -63,10 +63,10 @@ void GradientCheckBase::onEndOfTranslationUnit() {
 }
 
 std::string GradientCheckBase::calleeName(const CallExpr &Call) {
-  const FunctionDecl *FD = Call.getDirectCallee();
-  if (!FD || !FD->getDeclName().isIdentifier())
+  llvm::StringRef Name = spelledCalleeName(Call);
+  if (Name.empty())
     return "the call";
-  return ("'" + FD->getName() + "'").str();
+  return ("'" + Name + "'").str();
 }
 
 } // namespace clang::tidy::ddp

@@ -1,6 +1,7 @@
 //===--- GradientModel.cpp ------------------------------------------------===//
 
 #include "GradientModel.h"
+#include "utils/UserCode.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -27,40 +28,6 @@ bool isLibraryFunction(const FunctionDecl &FD) {
                           .Cases("std", "torch", "at", "c10", "c10d", "boost",
                                  true)
                           .Default(false);
-}
-
-/// Whether FD is a template pattern (or a member of one) whose
-/// instantiations are in the translation unit: those are analysed, with
-/// every call resolved.
-bool isPatternWithInstantiations(const FunctionDecl &FD) {
-  if (!FD.isDependentContext())
-    return false;
-  if (const FunctionTemplateDecl *FTD = FD.getDescribedFunctionTemplate())
-    return !FTD->specializations().empty();
-  for (const DeclContext *DC = FD.getDeclContext(); DC; DC = DC->getParent())
-    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
-      if (const ClassTemplateDecl *CTD = RD->getDescribedClassTemplate())
-        return !CTD->specializations().empty();
-  return false;
-}
-
-/// The name a call's callee is spelled with, also for calls left dependent
-/// in a template (`sync_gradients(model)` with a dependent argument).
-llvm::StringRef calleeName(const CallExpr &Call) {
-  if (const FunctionDecl *FD = Call.getDirectCallee())
-    return identifierName(FD);
-  const Expr *Callee = Call.getCallee()->IgnoreParenImpCasts();
-  if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
-    return ULE->getName().isIdentifier() ? ULE->getName().getAsIdentifierInfo()->getName() : "";
-  if (const auto *UME = dyn_cast<UnresolvedMemberExpr>(Callee))
-    return UME->getMemberName().isIdentifier()
-               ? UME->getMemberName().getAsIdentifierInfo()->getName()
-               : "";
-  if (const auto *DME = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
-    return DME->getMember().isIdentifier()
-               ? DME->getMember().getAsIdentifierInfo()->getName()
-               : "";
-  return "";
 }
 
 } // namespace
@@ -100,7 +67,7 @@ void GradientModel::addFunction(const FunctionDecl &Declaration) {
   auto U = std::make_unique<CodeUnit>();
   U->Function = FD;
   U->Body = FD->getBody();
-  U->Reported = !isPatternWithInstantiations(*FD);
+  U->Reported = !isInstantiatedPattern(*FD);
   CodeUnit &Ref = *U;
   Units.push_back(std::move(U));
   ByFunction[FD] = &Ref;
@@ -617,7 +584,7 @@ bool GradientModel::isGradientSync(const CodeUnit &U, const CallExpr &Call,
     return true;
   const FunctionDecl *FD = Call.getDirectCallee();
   if (FD ? Vocab.isGradientSyncFunction(*FD)
-         : Vocab.isGradientSyncName(calleeName(Call)))
+         : Vocab.isGradientSyncName(spelledCalleeName(Call)))
     return true;
   // A virtual call syncs when an override defined here does.
   if (FD)

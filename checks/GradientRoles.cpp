@@ -467,12 +467,13 @@ bool GradientModel::propagateRoles(CodeUnit &U) {
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
       if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
         storeRole(U, Op->getArg(0), role(U, Op->getArg(1)), Changed);
-    } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-      if (storesIntoObject(identifierName(FD))) {
+    } else if (const Expr *Object = Vocabulary::memberCallObject(*Call)) {
+      // Also left unresolved in a template: `grads.push_back(p.grad())`.
+      if (storesIntoObject(spelledCalleeName(*Call))) {
         unsigned Bits = NoRole;
         for (const Expr *Arg : Call->arguments())
           Bits |= role(U, Arg);
-        storeRole(U, Member->getImplicitObjectArgument(), Bits, Changed);
+        storeRole(U, Object, Bits, Changed);
       }
     } else if (FD && Call->getNumArgs() >= 2) {
       llvm::StringRef Name = identifierName(FD);

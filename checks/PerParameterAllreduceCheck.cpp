@@ -17,6 +17,7 @@ namespace {
 
 // Bound-node ids.
 constexpr llvm::StringLiteral CollectiveId = "collective";
+constexpr llvm::StringLiteral HelperId = "helper";
 
 /// The statement around S, climbing through a variable's declaration to its
 /// DeclStmt.
@@ -90,7 +91,7 @@ bool carries(const Stmt *E, const VarDecl &Element, bool ElementItself,
   if (const auto *Call = dyn_cast<CallExpr>(E))
     if (Vocabulary::isGradAccess(*Call) &&
         Vocabulary::parameterTensorVariable(
-            cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()) ==
+            Vocabulary::memberCallObject(*Call)) ==
             &Element)
       return true;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
@@ -144,13 +145,6 @@ const LambdaExpr *hookLambda(const Expr *Hook) {
   return nullptr;
 }
 
-/// Where one collective per parameter comes from.
-struct PerParameterSite {
-  const Stmt *Iteration = nullptr; // the code run once per parameter
-  const Stmt *Origin = nullptr;    // the loop, or the register_hook call
-  bool IsHook = false;
-};
-
 } // namespace
 
 void PerParameterAllreduceCheck::registerMatchers(MatchFinder *Finder) {
@@ -159,6 +153,16 @@ void PerParameterAllreduceCheck::registerMatchers(MatchFinder *Finder) {
                unless(isExpansionInSystemHeader()),
                anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(lambdaExpr())))
           .bind(CollectiveId),
+      this);
+  // A helper of this translation unit called once per parameter
+  // (`dist::all_reduce(p.mutable_grad(), pg)`).
+  Finder->addMatcher(
+      callExpr(unless(matchers::isCollective(&Vocab)),
+               unless(isExpansionInSystemHeader()),
+               callee(functionDecl(unless(isExpansionInSystemHeader()),
+                                   hasBody(stmt()))),
+               hasAncestor(cxxForRangeStmt()))
+          .bind(HelperId),
       this);
 }
 
@@ -242,7 +246,50 @@ bool PerParameterAllreduceCheck::isCoalesced(const CallExpr &Collective,
   });
 }
 
+PerParameterSite PerParameterAllreduceCheck::siteOf(const CallExpr &Call,
+                                                    bool SyncsParameters,
+                                                    ASTContext &Context) const {
+  PerParameterSite Site;
+  const Stmt *Child = &Call;
+  for (unsigned Depth = 0; Depth < 128 && !Site.Iteration; ++Depth) {
+    const Stmt *Parent = parentStmt(*Child, Context);
+    if (!Parent)
+      break;
+    if (const auto *Loop = dyn_cast<CXXForRangeStmt>(Parent)) {
+      const VarDecl *Element = Loop->getLoopVariable();
+      bool OverParameters = Vocabulary::parameterLoopVariable(*Loop);
+      if (Child == Loop->getBody() && Element &&
+          carriesInArguments(Call, *Element, OverParameters && SyncsParameters,
+                             *Loop->getBody()))
+        Site = {Loop->getBody(), Loop, false};
+    } else if (const auto *Lambda = dyn_cast<LambdaExpr>(Parent)) {
+      // Inside a hook registered with `register_hook`: once per tensor.
+      const CXXMethodDecl *Operator = Lambda->getCallOperator();
+      const Stmt *Above = Lambda;
+      for (unsigned Up = 0; Up < 8 && Above; ++Up) {
+        Above = parentStmt(*Above, Context);
+        const auto *Hooking = dyn_cast_or_null<CallExpr>(Above);
+        if (!Hooking)
+          continue;
+        if (const Expr *Hook = Vocabulary::gradientHookCallback(*Hooking))
+          if (hookLambda(Hook) == Lambda && Operator->getNumParams() >= 1 &&
+              carriesInArguments(Call, *Operator->getParamDecl(0), true,
+                                 *Lambda->getBody()))
+            Site = {Lambda->getBody(), Hooking, true};
+        break;
+      }
+      break; // a lambda's body runs where it is called
+    }
+    Child = Parent;
+  }
+  return Site;
+}
+
 void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
+  if (const auto *Helper = Result.Nodes.getNodeAs<CallExpr>(HelperId)) {
+    checkHelper(*Helper, *Result.Context);
+    return;
+  }
   const auto *Collective = Result.Nodes.getNodeAs<CallExpr>(CollectiveId);
   std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Collective);
   if (!Info)
@@ -253,64 +300,56 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
   bool SyncsParameters = Info->Kind != CollectiveKind::Broadcast &&
                          Info->Kind != CollectiveKind::Barrier &&
                          Info->Kind != CollectiveKind::Scatter;
-
-  PerParameterSite Site;
-  const Stmt *Child = Collective;
-  for (unsigned Depth = 0; Depth < 128 && !Site.Iteration; ++Depth) {
-    const Stmt *Parent = parentStmt(*Child, Context);
-    if (!Parent)
-      break;
-    if (const auto *Loop = dyn_cast<CXXForRangeStmt>(Parent)) {
-      const VarDecl *Element = Loop->getLoopVariable();
-      bool OverParameters = Vocabulary::parameterLoopVariable(*Loop);
-      if (Child == Loop->getBody() && Element &&
-          carriesInArguments(*Collective, *Element,
-                             OverParameters && SyncsParameters,
-                             *Loop->getBody()))
-        Site = {Loop->getBody(), Loop, false};
-    } else if (const auto *Lambda = dyn_cast<LambdaExpr>(Parent)) {
-      // Inside a hook registered with `register_hook`: once per tensor.
-      const CXXMethodDecl *Operator = Lambda->getCallOperator();
-      const Stmt *Above = Lambda;
-      for (unsigned Up = 0; Up < 8 && Above; ++Up) {
-        Above = parentStmt(*Above, Context);
-        const auto *Call = dyn_cast_or_null<CallExpr>(Above);
-        if (!Call)
-          continue;
-        if (const Expr *Hook = Vocabulary::gradientHookCallback(*Call))
-          if (hookLambda(Hook) == Lambda && Operator->getNumParams() >= 1 &&
-              carriesInArguments(*Collective, *Operator->getParamDecl(0),
-                                 true, *Lambda->getBody()))
-            Site = {Lambda->getBody(), Call, true};
-        break;
-      }
-      break; // a lambda's body runs where it is called
-    }
-    Child = Parent;
-  }
+  PerParameterSite Site = siteOf(*Collective, SyncsParameters, Context);
   if (!Site.Iteration || isCoalesced(*Collective, Context))
     return;
+  report(*Collective, nullptr, Info->Kind,
+         isBlocking(*Collective, *Info, *Site.Iteration, Context), Site);
+}
 
-  if (isBlocking(*Collective, *Info, *Site.Iteration, Context))
-    diag(Collective->getBeginLoc(),
-         "one blocking %0 per parameter: every tensor waits out a full "
-         "collective round trip, so gradient synchronisation is "
-         "latency-bound; flatten the gradients into one bucket (torch::cat, "
-         "one %0, copy back), use allreduce_coalesced, or a data-parallel "
-         "wrapper that buckets gradients")
-        << collectiveKindName(Info->Kind);
-  else
-    diag(Collective->getBeginLoc(),
-         "one %0 per parameter: each tensor is a separate collective with "
-         "its own launch and latency, even when the results are waited for "
-         "later; flatten the gradients into one bucket, use "
-         "allreduce_coalesced, or a data-parallel wrapper that buckets "
-         "gradients")
-        << collectiveKindName(Info->Kind);
+void PerParameterAllreduceCheck::checkHelper(const CallExpr &Call,
+                                             ASTContext &Context) {
+  if (!Sites || &Sites->context() != &Context)
+    Sites = std::make_unique<CollectiveSites>(Vocab, Context);
+  std::optional<CollectiveSite> What = Sites->collective(Call);
+  if (!What || What->How != CollectiveSite::Via::Helper || !What->Kind)
+    return;
+  CollectiveKind Kind = *What->Kind;
+  if (Kind != CollectiveKind::AllReduce && Kind != CollectiveKind::Reduce &&
+      Kind != CollectiveKind::ReduceScatter && Kind != CollectiveKind::AllGather)
+    return; // a broadcast per parameter happens once, at start-up
+  PerParameterSite Site = siteOf(Call, /*SyncsParameters=*/true, Context);
+  if (!Site.Iteration || Site.IsHook || isCoalesced(Call, Context))
+    return;
+  // A helper that hands back its Work lets the caller overlap the rounds.
+  bool Blocking = !Vocabulary::isWorkType(Call.getType());
+  report(Call, What->Callee, Kind, Blocking, Site);
+}
+
+void PerParameterAllreduceCheck::report(const CallExpr &Call,
+                                        const FunctionDecl *Helper,
+                                        CollectiveKind Kind, bool Blocking,
+                                        const PerParameterSite &Site) {
+  diag(Call.getBeginLoc(),
+       "%select{|%3 issues }2one %select{%0 per parameter: each tensor is a "
+       "separate collective with its own launch and latency, even when the "
+       "results are waited for later; flatten the gradients into one bucket, "
+       "use allreduce_coalesced, or a data-parallel wrapper that buckets "
+       "gradients|blocking %0 per parameter: every tensor waits out a full "
+       "collective round trip, so gradient synchronisation is latency-bound; "
+       "flatten the gradients into one bucket (torch::cat, one %0, copy "
+       "back), use allreduce_coalesced, or a data-parallel wrapper that "
+       "buckets gradients}1")
+      << collectiveKindName(Kind) << Blocking << (Helper != nullptr) << Helper;
   diag(Site.Origin->getBeginLoc(),
        Site.IsHook ? "hook registered on each parameter here"
                    : "loop over the parameters here",
        DiagnosticIDs::Note);
+  if (Helper)
+    if (const Expr *Inside = Sites->firstIssued(*Helper))
+      diag(Inside->getBeginLoc(), "the collective is issued here, inside %0",
+           DiagnosticIDs::Note)
+          << Helper;
 }
 
 } // namespace clang::tidy::ddp

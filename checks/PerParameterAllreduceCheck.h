@@ -13,8 +13,18 @@
 #define DDPLINT_CHECKS_PERPARAMETERALLREDUCECHECK_H
 
 #include "DdpCheck.h"
+#include "utils/CollectiveSites.h"
+
+#include <memory>
 
 namespace clang::tidy::ddp {
+
+/// Where one collective per parameter comes from.
+struct PerParameterSite {
+  const Stmt *Iteration = nullptr; // the code run once per parameter
+  const Stmt *Origin = nullptr;    // the loop, or the register_hook call
+  bool IsHook = false;
+};
 
 class PerParameterAllreduceCheck : public DdpCheck {
 public:
@@ -23,9 +33,21 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
+  /// The loop or hook that runs \p Call once per parameter, with the
+  /// parameter (or its gradient) among its arguments; empty when none does.
+  PerParameterSite siteOf(const CallExpr &Call, bool SyncsParameters,
+                          ASTContext &Context) const;
+  /// A call of a helper of this translation unit that issues a collective.
+  void checkHelper(const CallExpr &Call, ASTContext &Context);
+  /// \p Helper: the helper \p Call runs, whose body issues the collective;
+  /// null when \p Call is the collective.
+  void report(const CallExpr &Call, const FunctionDecl *Helper,
+              CollectiveKind Kind, bool Blocking, const PerParameterSite &Site);
   bool isBlocking(const CallExpr &Collective, const CollectiveInfo &Info,
                   const Stmt &Iteration, ASTContext &Context) const;
   bool isCoalesced(const CallExpr &Collective, ASTContext &Context) const;
+
+  std::unique_ptr<CollectiveSites> Sites;
 };
 
 } // namespace clang::tidy::ddp

@@ -170,7 +170,7 @@ void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
     if (Vocabulary::isGradAccess(*Call)) {
       Out.Gradients = true;
       if (const ValueDecl *Of = handleDecl(
-              cast<CXXMemberCallExpr>(Call)->getImplicitObjectArgument()))
+              Vocabulary::memberCallObject(*Call)))
         if (const auto *Var = dyn_cast<VarDecl>(Of))
           Out.GradientsOf.insert(Var);
       return;

@@ -494,6 +494,18 @@ const Expr *stripObjectWrappers(const Expr *E) {
   return E;
 }
 
+llvm::StringRef spelledCalleeName(const CallExpr &Call) {
+  if (const FunctionDecl *FD = Call.getDirectCallee())
+    return identifierName(FD);
+  const Expr *Callee = Call.getCallee()->IgnoreParenImpCasts();
+  DeclarationName Name;
+  if (const auto *Overloads = dyn_cast<OverloadExpr>(Callee))
+    Name = Overloads->getName(); // unresolved lookups and members
+  else if (const auto *Dependent = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
+    Name = Dependent->getMember();
+  return Name.isIdentifier() ? Name.getAsIdentifierInfo()->getName() : "";
+}
+
 bool nameContainsAny(llvm::StringRef Name,
                      llvm::ArrayRef<llvm::StringLiteral> Parts) {
   std::string Lower = Name.lower();
@@ -622,7 +634,39 @@ const Expr *Vocabulary::structuralChangeReceiver(const CallExpr &Call) {
                                      "register_buffer", "replace_module"});
 }
 
+const CXXDependentScopeMemberExpr *
+Vocabulary::dependentMemberCall(const CallExpr &Call) {
+  return dyn_cast<CXXDependentScopeMemberExpr>(
+      Call.getCallee()->IgnoreParenImpCasts());
+}
+
+const Expr *Vocabulary::memberCallObject(const CallExpr &Call) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    return Member->getImplicitObjectArgument();
+  if (const CXXDependentScopeMemberExpr *Dependent = dependentMemberCall(Call))
+    return Dependent->isImplicitAccess() ? nullptr : Dependent->getBase();
+  // A known object with dependent arguments: `grads.push_back(p.grad())`.
+  if (const auto *Unresolved = dyn_cast<UnresolvedMemberExpr>(
+          Call.getCallee()->IgnoreParenImpCasts()))
+    return Unresolved->isImplicitAccess() ? nullptr : Unresolved->getBase();
+  return nullptr;
+}
+
+namespace {
+/// The member a call left dependent in a template names (`x.backward()` on
+/// an `auto x` computed from a `Model`), or "".
+llvm::StringRef dependentMemberName(const CallExpr &Call) {
+  const CXXDependentScopeMemberExpr *Dependent =
+      Vocabulary::dependentMemberCall(Call);
+  if (!Dependent || !Dependent->getMember().isIdentifier())
+    return "";
+  return Dependent->getMember().getAsIdentifierInfo()->getName();
+}
+} // namespace
+
 bool Vocabulary::isBackwardCall(const CallExpr &Call) {
+  if (dependentMemberName(Call) == "backward")
+    return true;
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier() || FD->getName() != "backward")
     return false;
@@ -744,6 +788,13 @@ bool Vocabulary::isPointerLikeHandle(QualType T) {
 
 std::optional<ParameterCollection>
 Vocabulary::parameterCollection(const CallExpr &Call) {
+  // In a template, on a module of dependent type (`model_->parameters()` in
+  // `Trainer<Model>`): the name alone.
+  llvm::StringRef Dependent = dependentMemberName(Call);
+  if (Dependent == "parameters" && Call.getNumArgs() <= 1)
+    return ParameterCollection::Parameters;
+  if (Dependent == "named_parameters" && Call.getNumArgs() <= 1)
+    return ParameterCollection::NamedParameters;
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
   if (!Member)
     return std::nullopt;
@@ -758,6 +809,10 @@ Vocabulary::parameterCollection(const CallExpr &Call) {
 }
 
 bool Vocabulary::isGradAccess(const CallExpr &Call) {
+  llvm::StringRef Dependent = dependentMemberName(Call);
+  if ((Dependent == "grad" || Dependent == "mutable_grad") &&
+      Call.getNumArgs() == 0)
+    return true;
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
   if (!Member)
     return false;
@@ -1008,6 +1063,8 @@ const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {
 //===----------------------------------------------------------------------===//
 
 const Expr *Vocabulary::backwardRoot(const CallExpr &Call) {
+  if (dependentMemberName(Call) == "backward")
+    return memberCallObject(Call);
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier() || FD->getName() != "backward")
     return nullptr;
@@ -1028,6 +1085,14 @@ bool Vocabulary::isOptimizerClass(const CXXRecordDecl &RD) const {
 }
 
 bool Vocabulary::isOptimizerStep(const CallExpr &Call) const {
+  // `opt_.step()` on an optimizer whose class is a template parameter: the
+  // object's name says it is one.
+  if (dependentMemberName(Call) == "step") {
+    const ValueDecl *Object = handleDecl(memberCallObject(Call));
+    std::string Name = identifierName(Object).lower();
+    llvm::StringRef Trimmed = llvm::StringRef(Name).trim('_');
+    return Trimmed.contains("optim") || Trimmed == "opt";
+  }
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
   if (!Member)
     return false;
@@ -1700,6 +1765,23 @@ bool Vocabulary::isDataLoaderClass(const CXXRecordDecl &RD) {
 const CXXRecordDecl *Vocabulary::dataLoaderOfHandle(QualType T) {
   const CXXRecordDecl *RD = pointeeRecord(T);
   return RD && isDataLoaderClass(*RD) ? RD : nullptr;
+}
+
+bool Vocabulary::isLoaderRange(const Expr &Range) {
+  if (dataLoaderOfHandle(Range.getType()))
+    return true;
+  // In a template nothing instantiates (`template <class Loader> void
+  // train(Loader &loader)`) the type says nothing: the name does.
+  if (!Range.isTypeDependent())
+    return false;
+  const Expr *E = peelHandle(&Range);
+  const ValueDecl *D = referencedDecl(E);
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(stripObjectWrappers(E)))
+    if (const auto *Member = dyn_cast<CXXDependentScopeMemberExpr>(
+            Call->getCallee()->IgnoreParenImpCasts()))
+      return Member->getMember().isIdentifier() &&
+             nameContainsAny(Member->getMember().getAsString(), {"loader"});
+  return D && nameContainsAny(identifierName(D), {"loader"});
 }
 
 bool Vocabulary::isDataLoaderFactory(const FunctionDecl &FD) {

@@ -127,6 +127,17 @@ public:
   static const Expr *structuralChangeReceiver(const CallExpr &Call);
   /// `loss.backward()`, `torch::autograd::backward(...)`.
   static bool isBackwardCall(const CallExpr &Call);
+  /// The callee of a member call left dependent in a template nothing
+  /// instantiates (`loss.backward()` on an `auto loss` computed from a
+  /// `Model`), or null. The classifiers below accept such calls by the
+  /// member's name where the name alone is LibTorch's: `backward`,
+  /// `parameters`, `named_parameters`, `grad`, `mutable_grad`, and `step` on
+  /// an object named like an optimizer.
+  static const CXXDependentScopeMemberExpr *
+  dependentMemberCall(const CallExpr &Call);
+  /// The object of a member call, resolved or left dependent; null for
+  /// other calls.
+  static const Expr *memberCallObject(const CallExpr &Call);
   /// One `at::Tensor` (also behind a reference), not a container of them.
   static bool isTensor(QualType T);
   /// A tensor changed in place: `t.add_(...)`, `copy_`, `fill_`, `mul_`,
@@ -292,6 +303,10 @@ public:
   /// The data-loader class behind a handle (object, reference, pointer,
   /// `std::unique_ptr`), or null.
   static const CXXRecordDecl *dataLoaderOfHandle(QualType T);
+  /// A range that yields batches: a data loader handle, or in a template
+  /// nothing instantiates, an expression of dependent type named like one
+  /// (`loader`, `*train_loader_`, `data_loader()`).
+  static bool isLoaderRange(const Expr &Range);
   /// `DistributedSampler<>` or a class derived from it.
   static bool isDistributedSampler(const CXXRecordDecl &RD);
   /// A distributed sampler whose order depends on its epoch
@@ -367,6 +382,11 @@ const Expr *stripObjectWrappers(const Expr *E);
 inline llvm::StringRef identifierName(const NamedDecl *D) {
   return D && D->getDeclName().isIdentifier() ? D->getName() : "";
 }
+/// The name a call's callee is spelled with, also for a call left
+/// unresolved in a template (`sync_gradients(model)` with a dependent
+/// argument, `grads.push_back(p.grad())`) or by a compile error; "" for
+/// operators and callees that are expressions.
+llvm::StringRef spelledCalleeName(const CallExpr &Call);
 /// Whether \p Name, lowercased, contains one of \p Parts (lowercase): the
 /// name heuristics for code the vocabulary cannot resolve.
 bool nameContainsAny(llvm::StringRef Name,

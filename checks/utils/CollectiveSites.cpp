@@ -122,6 +122,8 @@ CollectiveSites::issues(const FunctionDecl &FD) {
     if (!Found)
       if (const auto *Call = dyn_cast<CallExpr>(E))
         Found = backward(FD, *Call);
+    if (Found && !IssuedAt.count(&FD))
+      IssuedAt[&FD] = E;
   };
   if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&FD))
     for (const CXXCtorInitializer *Init : Ctor->inits())
@@ -130,6 +132,12 @@ CollectiveSites::issues(const FunctionDecl &FD) {
   forEachCall(FD.getBody(), Visit);
   Issues[&FD] = Found;
   return Found;
+}
+
+const Expr *CollectiveSites::firstIssued(const FunctionDecl &FD) {
+  if (!issues(FD))
+    return nullptr;
+  return IssuedAt.lookup(&FD);
 }
 
 bool CollectiveSites::wrapperSyncs(const CXXRecordDecl &Wrapper) {

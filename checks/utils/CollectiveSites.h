@@ -56,6 +56,11 @@ public:
   /// The first collective the body of \p FD issues (not counting lambdas it
   /// only defines), if any.
   std::optional<CollectiveSite> issues(const FunctionDecl &FD);
+  /// The call or construction in \p FD's body where that first collective
+  /// is issued (the collective, or the helper that issues it); null when
+  /// \p FD issues none.
+  const Expr *firstIssued(const FunctionDecl &FD);
+  ASTContext &context() const { return Context; }
   /// \p Call as a collective when it is a backward() in \p FD and \p FD runs
   /// a forward through a data-parallel wrapper whose gradient hooks
   /// all-reduce: the forward arms them for the next backward, as PyTorch's
@@ -80,6 +85,7 @@ private:
   ASTContext &Context;
   llvm::DenseMap<const Expr *, std::optional<CollectiveSite>> Sites;
   llvm::DenseMap<const FunctionDecl *, std::optional<CollectiveSite>> Issues;
+  llvm::DenseMap<const FunctionDecl *, const Expr *> IssuedAt;
   llvm::DenseMap<const FunctionDecl *, const ValueDecl *> SyncingWrappers;
   llvm::DenseMap<const CXXRecordDecl *, bool> WrapperSyncs;
 };

@@ -1,6 +1,7 @@
 //===--- Divergence.cpp - the flow analysis of one function --------------===//
 
 #include "utils/Divergence.h"
+#include "utils/FunctionCFG.h"
 
 #include "utils/UserCode.h"
 
@@ -166,11 +167,7 @@ bool isContainerMutator(llvm::StringRef Name) {
 FunctionDivergence::FunctionDivergence(DivergenceAnalysis &Owner,
                                        const FunctionDecl &FD)
     : Owner(Owner), Vocab(Owner.vocabulary()), Function(FD) {
-  CFG::BuildOptions Options;
-  Options.AddInitializers = true;
-  Options.AddCXXDefaultInitExprInCtors = true;
-  Options.setAllAlwaysAdd();
-  Cfg = CFG::buildCFG(&FD, FD.getBody(), &Owner.context(), Options);
+  Cfg = buildFunctionCFG(&FD, FD.getBody(), Owner.context());
   if (!Cfg)
     return;
   for (const CFGBlock *Block : *Cfg)
@@ -216,7 +213,7 @@ void FunctionDivergence::collectFacts() {
       const Expr *Range = For->getRangeInit();
       if (!LoopVar || !Range)
         return;
-      if (Vocabulary::dataLoaderOfHandle(Range->getType())) {
+      if (Vocabulary::isLoaderRange(*Range)) {
         BatchVariables[LoopVar] = For;
         return;
       }

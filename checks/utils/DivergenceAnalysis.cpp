@@ -141,7 +141,7 @@ public:
     if (!isa<TranslationUnitDecl>(D) && SM.isInSystemHeader(D->getLocation()))
       return true;
     const auto *FD = dyn_cast<FunctionDecl>(D);
-    if (FD && FD->isDependentContext())
+    if (FD && isInstantiatedPattern(*FD))
       FD = nullptr; // patterns: their instantiations are visited instead
     if (FD)
       Stack.push_back(FD);

@@ -1,6 +1,7 @@
 //===--- Reachability.cpp -------------------------------------------------===//
 
 #include "utils/Reachability.h"
+#include "utils/FunctionCFG.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "llvm/ADT/DenseSet.h"
@@ -11,11 +12,7 @@ namespace clang::tidy::ddp {
 Reachability::Reachability(const Decl *Function, const Stmt *Body,
                            ASTContext &Context)
     : Context(Context) {
-  CFG::BuildOptions Options;
-  Options.AddInitializers = true;
-  Options.AddCXXDefaultInitExprInCtors = true;
-  Options.setAllAlwaysAdd();
-  Cfg = CFG::buildCFG(Function, const_cast<Stmt *>(Body), &Context, Options);
+  Cfg = buildFunctionCFG(Function, Body, Context);
   if (!Cfg)
     return;
   for (const CFGBlock *Block : *Cfg) {

@@ -706,6 +706,61 @@ void rank_offset_shard(ProcessGroup &pg, torch::nn::Module &model,
 }
 
 //===----------------------------------------------------------------------===//
+// Class templates nothing instantiates: analysed as written
+//===----------------------------------------------------------------------===//
+
+template <class Model, class Optimizer>
+class TemplateTrainer {
+public:
+  template <class DataLoader>
+  void train(DataLoader &loader, double threshold) {
+    for (auto &batch : loader) {
+      optimizer_.zero_grad();
+      auto loss = model_->forward(batch.data).sum();
+      loss.backward();
+      if (loss.template item<double>() < threshold)
+        break;
+      std::vector<at::Tensor> grads{model_->parameters()[0].grad()};
+      pg_->allreduce(grads)->wait();
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: collective 'allreduce' is skipped by ranks that leave early through 'break' on a condition that depends on this rank's own data
+      // CHECK-MESSAGES: :[[@LINE-5]]:11: note: this condition depends on this rank's own data
+      // CHECK-MESSAGES: :[[@LINE-5]]:9: note: ranks where it holds leave through this 'break'
+      // CHECK-MESSAGES: :[[@LINE-11]]:24: note: this rank's own data comes from here
+      optimizer_.step();
+    }
+  }
+  // The loss is reduced before the test: every rank takes the same branch.
+  template <class DataLoader>
+  void train_reduced(DataLoader &loader, double threshold) {
+    for (auto &batch : loader) {
+      auto loss = model_->forward(batch.data).sum();
+      loss.backward();
+      std::vector<at::Tensor> mean{loss.detach()};
+      pg_->allreduce(mean)->wait();
+      if (mean[0].template item<double>() < threshold)
+        break;
+      std::vector<at::Tensor> grads{model_->parameters()[0].grad()};
+      pg_->allreduce(grads)->wait();
+    }
+  }
+  // A range that is no loader holds the same items everywhere.
+  template <class Schedule>
+  void warmup(Schedule &schedule) {
+    for (auto &step : schedule) {
+      if (step.skip)
+        continue;
+      std::vector<at::Tensor> grads{model_->parameters()[0].grad()};
+      pg_->allreduce(grads)->wait();
+    }
+  }
+
+private:
+  Model model_;
+  Optimizer optimizer_;
+  c10::intrusive_ptr<ProcessGroup> pg_;
+};
+
+//===----------------------------------------------------------------------===//
 // Known false negatives
 //===----------------------------------------------------------------------===//
 

@@ -205,6 +205,96 @@ void negative_hook_without_collective(Net &model, int &ready) {
 }
 
 //===----------------------------------------------------------------------===//
+// Class templates nothing instantiates: analysed as written
+//===----------------------------------------------------------------------===//
+
+template <class Model, class Optimizer>
+class TemplateLoop {
+public:
+  template <class DataLoader>
+  void summed(DataLoader &loader) {
+    for (auto &batch : loader) {
+      model_->forward(batch.data).sum().backward();
+      for (auto &p : model_->parameters()) {
+        std::vector<at::Tensor> grads{p.grad()};
+        pg_->allreduce(grads)->wait();
+        // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: one blocking allreduce per parameter
+        // CHECK-MESSAGES: :[[@LINE-4]]:7: note: loop over the parameters here
+      }
+      optimizer_.step();
+    }
+  }
+  template <class DataLoader>
+  void averaged(DataLoader &loader) {
+    for (auto &batch : loader) {
+      model_->forward(batch.data).sum().backward();
+      std::vector<at::Tensor> grads;
+      for (auto &p : model_->parameters())
+        grads.push_back(p.grad());
+      pg_->allreduce_coalesced(grads)->wait();
+      for (auto &g : grads)
+        g.div_(pg_->getSize());
+      optimizer_.step();
+    }
+  }
+
+private:
+  Model model_;
+  Optimizer optimizer_;
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+};
+
+//===----------------------------------------------------------------------===//
+// Collectives behind helpers
+//===----------------------------------------------------------------------===//
+
+// The collective in a helper called once per parameter.
+void sync_one(c10d::ProcessGroup &pg, torch::Tensor grad) {
+  std::vector<at::Tensor> tensors{grad};
+  pg.allreduce(tensors)->wait();
+}
+void helper_per_parameter(Net &model, c10d::ProcessGroup &pg) {
+  for (auto &p : model->parameters())
+    sync_one(pg, p.grad());
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'sync_one' issues one blocking allreduce per parameter: every tensor waits out a full collective round trip
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: loop over the parameters here
+  // CHECK-MESSAGES: :[[@LINE-7]]:3: note: the collective is issued here, inside 'sync_one'
+}
+// A helper that hands back its Work: the rounds may overlap, but each is
+// still its own collective.
+c10::intrusive_ptr<c10d::Work> start_one(c10d::ProcessGroup &pg, torch::Tensor grad) {
+  std::vector<at::Tensor> tensors{grad};
+  return pg.allreduce(tensors);
+}
+void helper_returning_work(Net &model, c10d::ProcessGroup &pg) {
+  std::vector<c10::intrusive_ptr<c10d::Work>> works;
+  for (auto &p : model->parameters())
+    works.push_back(start_one(pg, p.grad()));
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'start_one' issues one allreduce per parameter: each tensor is a separate collective
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: loop over the parameters here
+  // CHECK-MESSAGES: :[[@LINE-8]]:10: note: the collective is issued here, inside 'start_one'
+  for (auto &work : works)
+    work->wait();
+}
+// A helper called once with all the gradients, and one that broadcasts each
+// parameter once at start-up.
+void sync_all(c10d::ProcessGroup &pg, std::vector<at::Tensor> &grads) {
+  pg.allreduce_coalesced(grads)->wait();
+}
+void broadcast_one(c10d::ProcessGroup &pg, torch::Tensor param) {
+  std::vector<at::Tensor> tensors{param};
+  pg.broadcast(tensors)->wait();
+}
+void helper_called_once(Net &model, c10d::ProcessGroup &pg) {
+  for (auto &p : model->parameters())
+    broadcast_one(pg, p);
+  std::vector<at::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  sync_all(pg, grads);
+}
+
+//===----------------------------------------------------------------------===//
 // Known false negatives
 //===----------------------------------------------------------------------===//
 
@@ -217,12 +307,4 @@ void false_negative_index_loop(Net &model, c10d::ProcessGroup &pg) {
   }
 }
 
-// The collective in a helper called once per parameter.
-void sync_one(c10d::ProcessGroup &pg, torch::Tensor grad) {
-  std::vector<at::Tensor> tensors{grad};
-  pg.allreduce(tensors)->wait();
-}
-void false_negative_helper(Net &model, c10d::ProcessGroup &pg) {
-  for (auto &p : model->parameters())
-    sync_one(pg, p.grad());
-}
+

@@ -744,3 +744,43 @@ void false_positive_copy_filled_later(c10d::ProcessGroup &pg, Net &model,
 //   parameter's;
 // - a learning rate divided by the world size anywhere in the file silences
 //   every report of the file.
+
+//===----------------------------------------------------------------------===//
+// Class templates nothing instantiates: analysed as written
+//===----------------------------------------------------------------------===//
+
+template <class Model, class Optimizer>
+class TemplateLoop {
+public:
+  template <class DataLoader>
+  void summed(DataLoader &loader) {
+    for (auto &batch : loader) {
+      model_->forward(batch.data).sum().backward();
+      for (auto &p : model_->parameters()) {
+        std::vector<at::Tensor> grads{p.grad()};
+        pg_->allreduce(grads)->wait();
+        // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step
+      }
+      optimizer_.step();
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: note: the optimizer steps with the summed gradients here
+    }
+  }
+  template <class DataLoader>
+  void averaged(DataLoader &loader) {
+    for (auto &batch : loader) {
+      model_->forward(batch.data).sum().backward();
+      std::vector<at::Tensor> grads;
+      for (auto &p : model_->parameters())
+        grads.push_back(p.grad());
+      pg_->allreduce_coalesced(grads)->wait();
+      for (auto &g : grads)
+        g.div_(pg_->getSize());
+      optimizer_.step();
+    }
+  }
+
+private:
+  Model model_;
+  Optimizer optimizer_;
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+};

@@ -759,3 +759,40 @@ void sync_on_some_iterations(c10d::ProcessGroup &pg, Net &model,
 }
 // - a step in a function whose callers are in other files, with nothing
 //   distributed in its own body (the context is not visible).
+
+//===----------------------------------------------------------------------===//
+// Class templates nothing instantiates: analysed as written
+//===----------------------------------------------------------------------===//
+
+template <class Model, class Optimizer>
+class TemplateLoop {
+public:
+  template <class DataLoader>
+  void averaged(DataLoader &loader) {
+    for (auto &batch : loader) {
+      model_->forward(batch.data).sum().backward();
+      std::vector<at::Tensor> grads;
+      for (auto &p : model_->parameters())
+        grads.push_back(p.grad());
+      pg_->allreduce_coalesced(grads)->wait();
+      for (auto &g : grads)
+        g.div_(pg_->getSize());
+      optimizer_.step();
+    }
+  }
+  template <class DataLoader>
+  void unsynced(DataLoader &loader) {
+    for (auto &batch : loader) {
+      auto loss = model_->forward(batch.data).sum();
+      loss.backward();
+      optimizer_.step();
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: the optimizer steps with gradients no rank shares
+      // CHECK-MESSAGES: :[[@LINE-3]]:7: note: gradients computed by backward() here
+    }
+  }
+
+private:
+  Model model_;
+  Optimizer optimizer_;
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+};
