@@ -3,6 +3,7 @@
 #include "UnwaitedWorkCheck.h"
 
 #include "utils/AstWalk.h"
+#include "utils/UserCode.h"
 
 #include <functional>
 
@@ -259,13 +260,21 @@ bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
   const Stmt *Parent = parentStmt(Ref, Context);
   while (Parent && isa<ImplicitCastExpr>(Parent))
     Parent = parentStmt(*Parent, Context);
-  const auto *ME = dyn_cast_or_null<MemberExpr>(Parent);
-  const auto *MD = ME ? dyn_cast<CXXMethodDecl>(ME->getMemberDecl()) : nullptr;
-  return MD && MD->getDeclName().isIdentifier() &&
-         isOneOf(MD->getName(), {"size", "empty", "numel", "dim", "sizes",
-                                 "device", "dtype", "options", "defined",
-                                 "scalar_type", "push_back", "emplace_back",
-                                 "reserve", "capacity"});
+  DeclarationName Member;
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent))
+    Member = ME->getMemberDecl()->getDeclName();
+  else if (const auto *Unresolved = dyn_cast_or_null<UnresolvedMemberExpr>(Parent))
+    Member = Unresolved->getMemberName(); // `v.push_back(t)` in a template
+  else if (const auto *Dependent =
+               dyn_cast_or_null<CXXDependentScopeMemberExpr>(Parent))
+    Member = Dependent->getMember();
+  // An empty name counts as an identifier: ask for the identifier itself.
+  const IdentifierInfo *Name = Member.getAsIdentifierInfo();
+  return Name &&
+         isOneOf(Name->getName(),
+                 {"size", "empty", "numel", "dim", "sizes", "device", "dtype",
+                  "options", "defined", "scalar_type", "push_back",
+                  "emplace_back", "reserve", "capacity"});
 }
 
 } // namespace
@@ -317,6 +326,10 @@ void UnwaitedWorkCheck::checkDiscarded(const CallExpr &Call,
 
 void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
                                       ASTContext &Context) {
+  // Templates are analysed in their instantiations, where calls resolve,
+  // and as written when nothing instantiates them.
+  if (isInstantiatedPattern(Function))
+    return;
   const Stmt *Body = Function.getBody();
   std::vector<WorkStore> Stores;
   std::vector<const CallExpr *> Waits, Steps;

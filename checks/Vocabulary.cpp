@@ -503,7 +503,9 @@ llvm::StringRef spelledCalleeName(const CallExpr &Call) {
     Name = Overloads->getName(); // unresolved lookups and members
   else if (const auto *Dependent = dyn_cast<CXXDependentScopeMemberExpr>(Callee))
     Name = Dependent->getMember();
-  return Name.isIdentifier() ? Name.getAsIdentifierInfo()->getName() : "";
+  // An empty name counts as an identifier: ask for the identifier itself.
+  const IdentifierInfo *Identifier = Name.getAsIdentifierInfo();
+  return Identifier ? Identifier->getName() : "";
 }
 
 bool nameContainsAny(llvm::StringRef Name,

@@ -32,23 +32,12 @@ inline const FunctionDecl *userDefinition(const FunctionDecl &FD) {
   return Def;
 }
 
-/// Whether \p FD is a template pattern (or a member of one) whose
-/// instantiations are in the translation unit: those are analysed instead,
-/// with every call resolved. A pattern nothing instantiates (a class
-/// template in a header opened on its own) is analysed as written.
-inline bool isInstantiatedPattern(const FunctionDecl &FD) {
-  if (!FD.isDependentContext())
-    return false;
-  if (const FunctionTemplateDecl *FTD = FD.getDescribedFunctionTemplate())
-    if (!FTD->specializations().empty())
-      return true;
-  for (const DeclContext *DC = FD.getDeclContext(); DC; DC = DC->getParent())
-    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
-      if (const ClassTemplateDecl *CTD = RD->getDescribedClassTemplate())
-        if (!CTD->specializations().empty())
-          return true;
-  return false;
-}
+/// Whether \p FD is a template pattern (or a member of one) whose body was
+/// instantiated in the translation unit: the instantiations are analysed
+/// instead, with every call resolved. A pattern nothing instantiates (a
+/// class template in a header opened on its own, a member no instantiation
+/// calls) is analysed as written.
+bool isInstantiatedPattern(const FunctionDecl &FD);
 
 /// The identifier of \p D, or "" (operators, constructors of templates...).
 inline llvm::StringRef nameOf(const NamedDecl *D) {
