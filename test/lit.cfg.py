@@ -29,7 +29,12 @@ config.environment["TERM"] = "dumb"
 
 plugin = os.path.join(obj, "lib", "ddplint-plugin.so")
 probe = os.path.join(obj, "lib", "ddplint-vocabulary-probe.so")
-mocks = "-std=c++17 -isystem " + os.path.join(src, "test", "Inputs")
+# MPI, NCCL, the CUDA runtime and Boost.MPI come from the declarations the
+# driver falls back on when a machine lacks them (sdk-fallback/), named with
+# -isystem so that a real SDK installed on the test machine cannot change what
+# the tests see.
+mocks = ("-std=c++17 -isystem " + os.path.join(src, "test", "Inputs") +
+         " -isystem " + os.path.join(src, "sdk-fallback"))
 torch = ("-std=c++17 -DUSE_C10D_GLOO "
          "-isystem /usr/include/torch/csrc/api/include")
 
@@ -54,6 +59,25 @@ config.substitutions.extend([
      os.path.join(src, "test", "tools", "sarif-validate")),
     ("%chromium", os.path.join(src, "test", "tools", "headless-chromium")),
 ])
+# The SDK fallback's tests need the SDK headers to be absent from the
+# compiler's default search path (a GPU machine may have them), and compare
+# against Debian's Open MPI (libopenmpi-dev, from scripts/install-deps).
+import subprocess
+for header, feature in (("mpi.h", "system-mpi"), ("nccl.h", "system-nccl"),
+                        ("cuda_runtime.h", "system-cuda"),
+                        ("boost/mpi.hpp", "system-boost-mpi")):
+    found = subprocess.run(
+        ["clang++-16", "-x", "c++", "-E", "-o", os.devnull, "-"],
+        input="#include <%s>\n" % header, universal_newlines=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    if found:
+        config.available_features.add(feature)
+import glob
+openmpi = sorted(glob.glob("/usr/lib/*/openmpi/include/mpi.h"))
+config.substitutions.append(
+    ("%openmpi_include",
+     os.path.dirname(openmpi[0]) if openmpi else "/missing/libopenmpi-dev"))
+
 for var in ("DDPLINT_SARIF_MULTITOOL", "DDPLINT_CHROMIUM", "HOME"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

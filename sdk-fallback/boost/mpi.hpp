@@ -1,7 +1,11 @@
-// ddplint mock of <boost/mpi.hpp> (Boost.MPI 1.74+), subset: environment,
-// communicator, request/status, the collectives (all_reduce, broadcast,
-// reduce, gather, all_gather, scatter) with their array, value and in-place
-// overloads, and the operation function objects (std::plus works too).
+// ddplint's fallback <boost/mpi.hpp> (Boost.MPI 1.74+): environment,
+// communicator (rank, size, barrier, point-to-point, split), request and
+// status, the collectives all_reduce, broadcast, reduce, gather, all_gather,
+// scatter and all_to_all with their array, value and in-place overloads, and
+// the operation function objects (std::plus works too). Declared so that a
+// unit parses on a machine without Boost.MPI; ddplint adds this directory
+// with -idirafter, so an installed Boost.MPI always wins. The templates have
+// empty bodies so that any function object, a lambda included, is accepted.
 #pragma once
 #include <functional>
 #include <string>

@@ -1,7 +1,13 @@
-/* ddplint mock of <nccl.h> (NCCL 2.x API, subset; ncclAvg exists since
- * NCCL 2.10). */
-#ifndef DDPLINT_MOCK_NCCL_H
-#define DDPLINT_MOCK_NCCL_H
+/* ddplint's fallback <nccl.h>: the NCCL 2.x API (2.18 numbering, with the
+ * real enumerator values) that data-parallel code calls: communicators,
+ * collectives, point-to-point, groups and reduce operations, including
+ * ncclAvg (NCCL 2.10) and pre-multiplied sums (2.11). Declared so that a
+ * unit parses on a machine without NCCL: otherwise every function whose
+ * signature names ncclComm_t is dropped unanalysed. ddplint adds this
+ * directory with -idirafter, so an installed <nccl.h> always wins. Nothing
+ * here is meant to be linked. */
+#ifndef DDPLINT_SDK_FALLBACK_NCCL_H
+#define DDPLINT_SDK_FALLBACK_NCCL_H
 
 #include <stddef.h>
 #include <cuda_runtime.h>
@@ -11,6 +17,9 @@
 #define NCCL_PATCH 3
 #define NCCL_VERSION_CODE 21803
 #define NCCL_UNIQUE_ID_BYTES 128
+/* Version codes: two digits for the minor number from 2.9 on. */
+#define NCCL_VERSION(X, Y, Z) \
+  (((X) <= 2 && (Y) <= 8) ? (X) * 1000 + (Y) * 100 + (Z) : (X) * 10000 + (Y) * 100 + (Z))
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,9 +77,11 @@ ncclResult_t ncclGetVersion(int* version);
 ncclResult_t ncclGetUniqueId(ncclUniqueId* uniqueId);
 ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId commId, int rank);
 ncclResult_t ncclCommInitAll(ncclComm_t* comm, int ndev, const int* devlist);
+ncclResult_t ncclCommFinalize(ncclComm_t comm);
 ncclResult_t ncclCommDestroy(ncclComm_t comm);
 ncclResult_t ncclCommAbort(ncclComm_t comm);
 const char* ncclGetErrorString(ncclResult_t result);
+const char* ncclGetLastError(ncclComm_t comm);
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* asyncError);
 ncclResult_t ncclCommCount(const ncclComm_t comm, int* count);
 ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device);
@@ -103,4 +114,4 @@ ncclResult_t ncclGroupEnd(void);
 }
 #endif
 
-#endif /* DDPLINT_MOCK_NCCL_H */
+#endif /* DDPLINT_SDK_FALLBACK_NCCL_H */

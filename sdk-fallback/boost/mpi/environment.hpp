@@ -1,0 +1,4 @@
+// ddplint's fallback <boost/mpi/environment.hpp>: code that includes Boost.MPI's
+// headers one by one gets the whole fallback declaration set.
+#pragma once
+#include <boost/mpi.hpp>
