@@ -921,6 +921,10 @@ void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
           Arg = UO->getSubExpr();
           Written = true;
         }
+    // A callee whose body is here and only reads it leaves it alone.
+    if (Written)
+      if (const FunctionDecl *Def = userDefinition(*FD))
+        Written = Owner.writes().mayWrite(*Def, I);
     bool Exact = false;
     if (Written)
       define(rootLocal(Arg, Exact), Arguments, false, B);

@@ -25,6 +25,7 @@
 
 #include "Vocabulary.h"
 #include "utils/CollectiveSites.h"
+#include "utils/ParameterWrites.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
@@ -102,6 +103,8 @@ public:
 
   /// The collectives of this translation unit.
   CollectiveSites &sites() { return Sites; }
+  /// Which reference parameters the unit's functions write.
+  ParameterWrites &writes() { return Writes; }
   /// The flow facts of a function with a body; null when there is none or
   /// the CFG cannot be built.
   FunctionDivergence *function(const FunctionDecl &FD);
@@ -135,6 +138,7 @@ private:
   const Vocabulary &Vocab;
   ASTContext &Context;
   CollectiveSites Sites;
+  ParameterWrites Writes;
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionDivergence>>
       Functions;
   llvm::DenseSet<const FunctionDecl *> InProgress;

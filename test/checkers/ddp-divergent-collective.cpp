@@ -705,6 +705,39 @@ void rank_offset_shard(ProcessGroup &pg, torch::nn::Module &model,
     sync_gradients(pg, model);
 }
 
+// A helper handed the rank and a non-const reference changes the value only
+// if its body writes it.
+void print_totals(int rank, torch::Tensor &totals) {
+  if (rank == 0)
+    std::printf("%f\n", totals[0].item<double>());
+}
+void scale_by_rank(int rank, torch::Tensor &totals) { totals.mul_(rank + 1); }
+void reduced_then_printed(ProcessGroup &pg, torch::nn::Module &model, int rank) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    torch::Tensor totals = torch::ones({2});
+    std::vector<at::Tensor> reduced{totals};
+    pg.allreduce(reduced)->wait();
+    print_totals(rank, totals);
+    if (totals[0].item<double>() < 0.5)
+      break;
+    sync_gradients(pg, model);
+  }
+}
+void reduced_then_rescaled(ProcessGroup &pg, torch::nn::Module &model, int rank) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    torch::Tensor totals = torch::ones({2});
+    std::vector<at::Tensor> reduced{totals};
+    pg.allreduce(reduced)->wait();
+    scale_by_rank(rank, totals);
+    if (totals[0].item<double>() < 0.5)
+      break;
+    sync_gradients(pg, model);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'sync_gradients', which is handed the communicator and so issues collectives, is skipped by ranks that leave early through 'break' on a condition that depends on the rank
+    // CHECK-MESSAGES: :[[@LINE-4]]:9: note: this condition depends on the rank
+    // CHECK-MESSAGES: :[[@LINE-4]]:7: note: ranks where it holds leave through this 'break'
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Class templates nothing instantiates: analysed as written
 //===----------------------------------------------------------------------===//
