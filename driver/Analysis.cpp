@@ -1,6 +1,8 @@
 //===--- Analysis.cpp - running the checks over translation units ---------===//
 
 #include "Analysis.h"
+#include "InactiveCode.h"
+#include "SdkFallback.h"
 #include "SystemBodies.h"
 
 #include "clang-tidy/ClangTidy.h"
@@ -11,6 +13,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/MultiplexConsumer.h"
+#include "clang/Lex/Preprocessor.h"
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/Tooling.h"
@@ -18,11 +21,23 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/thread.h"
 
+#include <algorithm>
+#include <tuple>
+
 using namespace clang;
 using namespace clang::tidy;
 
 namespace ddplint {
 namespace {
+
+/// What the preprocessor and the consumer observe of one unit besides the
+/// checks' diagnostics.
+struct Observations {
+  std::vector<std::string> *Files = nullptr; ///< When dependencies are asked.
+  std::string SdkFallback;                   ///< Its directory, or "".
+  SdkFallbackUse Fallback;
+  std::vector<InactiveRegion> Inactive;
+};
 
 /// Forwards to clang-tidy's consumer, but first narrows the AST traversal to
 /// the declarations that are not in system headers (whose function bodies
@@ -74,31 +89,34 @@ private:
 
 class CheckAction : public ASTFrontendAction {
 public:
-  CheckAction(ClangTidyASTConsumerFactory &Factory,
-              std::vector<std::string> *Dependencies)
-      : Factory(Factory), Dependencies(Dependencies) {}
+  CheckAction(ClangTidyASTConsumerFactory &Factory, Observations &Seen)
+      : Factory(Factory), Seen(Seen) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &Compiler,
                                                  StringRef File) override {
+    Preprocessor &PP = Compiler.getPreprocessor();
+    PP.addPPCallbacks(std::make_unique<InactiveCodeCollector>(
+        Compiler.getSourceManager(), Seen.Inactive));
+    if (!Seen.SdkFallback.empty())
+      PP.addPPCallbacks(std::make_unique<SdkFallbackRecorder>(
+          PP, Seen.SdkFallback, Seen.Fallback));
     return std::make_unique<UserCodeConsumer>(
-        Factory.createASTConsumer(Compiler, File), Dependencies);
+        Factory.createASTConsumer(Compiler, File), Seen.Files);
   }
 
 private:
   ClangTidyASTConsumerFactory &Factory;
-  std::vector<std::string> *Dependencies;
+  Observations &Seen;
 };
 
 class CheckActionFactory : public tooling::FrontendActionFactory {
 public:
   CheckActionFactory(ClangTidyContext &Context,
                      IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS,
-                     std::vector<std::string> *Dependencies,
-                     std::string PCH)
-      : Factory(Context, std::move(BaseFS)), Dependencies(Dependencies),
-        PCH(std::move(PCH)) {}
+                     Observations &Seen, std::string PCH)
+      : Factory(Context, std::move(BaseFS)), Seen(Seen), PCH(std::move(PCH)) {}
 
   std::unique_ptr<FrontendAction> create() override {
-    return std::make_unique<CheckAction>(Factory, Dependencies);
+    return std::make_unique<CheckAction>(Factory, Seen);
   }
 
   bool runInvocation(std::shared_ptr<CompilerInvocation> Invocation,
@@ -121,7 +139,7 @@ public:
 
 private:
   ClangTidyASTConsumerFactory Factory;
-  std::vector<std::string> *Dependencies;
+  Observations &Seen;
   std::string PCH;
 };
 
@@ -161,34 +179,67 @@ Analyser::command(const tooling::CompilationDatabase &Compilations,
     C.Directory = std::string(Directory);
   }
   C.CommandLine = withConfiguredArguments(*Context, C.CommandLine, File);
+  C.CommandLine = tooling::getInsertArgumentAdjuster(
+      sdkFallbackArguments(SdkFallback),
+      tooling::ArgumentInsertPosition::END)(C.CommandLine, File);
   return C;
 }
 
 Analyser::Analyser(std::unique_ptr<ClangTidyOptionsProvider> Options,
-                   IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS)
+                   IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS,
+                   std::string SdkFallback)
     : Context(std::make_unique<ClangTidyContext>(std::move(Options))),
-      DiagIDs(new DiagnosticIDs()), BaseFS(std::move(BaseFS)) {}
+      DiagIDs(new DiagnosticIDs()), BaseFS(std::move(BaseFS)),
+      SdkFallback(std::move(SdkFallback)) {}
 
 Analyser::~Analyser() = default;
 
+namespace {
+
+/// ClangTool aborts the whole process when a command's directory is
+/// missing; a stale compile database must cost this unit, not the run.
+std::string missingDirectory(const tooling::CompilationDatabase &Compilations,
+                             StringRef File) {
+  for (const tooling::CompileCommand &Command :
+       Compilations.getCompileCommands(File))
+    if (!Command.Directory.empty() &&
+        !llvm::sys::fs::is_directory(Command.Directory))
+      return "cannot analyse '" + File.str() +
+             "': its compile command's directory '" + Command.Directory +
+             "' does not exist";
+  return "";
+}
+
+/// Moves what the preprocessor saw into the unit's result. A unit the
+/// database compiles twice is seen twice: each region is kept once.
+void keepObservations(Observations &Seen, UnitResult &Result,
+                      Analyser::Inputs *Dependencies) {
+  Result.SdkFallbacks = std::move(Seen.Fallback.Headers);
+  std::vector<InactiveRegion> &Regions = Seen.Inactive;
+  auto Key = [](const InactiveRegion &R) { return std::tie(R.File, R.Line); };
+  std::stable_sort(Regions.begin(), Regions.end(),
+                   [&](const auto &A, const auto &B) { return Key(A) < Key(B); });
+  Regions.erase(std::unique(Regions.begin(), Regions.end(),
+                            [&](const auto &A, const auto &B) {
+                              return Key(A) == Key(B);
+                            }),
+                Regions.end());
+  Result.Inactive = std::move(Regions);
+  if (Dependencies)
+    Dependencies->Absent = std::move(Seen.Fallback.Absent);
+}
+
+} // namespace
+
 UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
-                         llvm::StringRef File,
-                         std::vector<std::string> *Dependencies,
+                         llvm::StringRef File, Inputs *Dependencies,
                          const PreambleUse *Preamble) {
   ClangTidyContext &Context = *this->Context;
   UnitResult Result;
   Result.File = File.str();
-  // ClangTool aborts the whole process when a command's directory is
-  // missing; a stale compile database must cost this unit, not the run.
-  for (const tooling::CompileCommand &Command :
-       Compilations.getCompileCommands(File))
-    if (!Command.Directory.empty() &&
-        !llvm::sys::fs::is_directory(Command.Directory)) {
-      Result.ToolError = "cannot analyse '" + Result.File +
-                         "': its compile command's directory '" +
-                         Command.Directory + "' does not exist";
-      return Result;
-    }
+  Result.ToolError = missingDirectory(Compilations, File);
+  if (!Result.ToolError.empty())
+    return Result;
   tooling::ClangTool Tool(Compilations, {Result.File},
                           std::make_shared<PCHContainerOperations>(), BaseFS);
   Tool.appendArgumentsAdjuster(
@@ -197,6 +248,10 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
         return withConfiguredArguments(Context, Args, Filename);
       });
   Tool.appendArgumentsAdjuster(tooling::getStripPluginsAdjuster());
+  // Last of all, so that every directory of the command, the configured
+  // ones included, is searched before the fallback.
+  Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+      sdkFallbackArguments(SdkFallback), tooling::ArgumentInsertPosition::END));
 
   ClangTidyDiagnosticConsumer DiagConsumer(Context, nullptr,
                                            /*RemoveIncompatibleErrors=*/true,
@@ -209,7 +264,10 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
 
   if (Preamble)
     Tool.mapVirtualFile(Result.File, Preamble->MainFileText);
-  CheckActionFactory Factory(Context, BaseFS, Dependencies,
+  Observations Seen;
+  Seen.Files = Dependencies ? &Dependencies->Files : nullptr;
+  Seen.SdkFallback = SdkFallback;
+  CheckActionFactory Factory(Context, BaseFS, Seen,
                              Preamble ? Preamble->PCH : std::string());
   // A unit that does not compile still yields what the checks found; its
   // errors come back as clang-diagnostic-error findings.
@@ -232,6 +290,7 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
     (F.isCompileError() ? Result.CompileErrors : Result.Findings)
         .push_back(std::move(F));
   }
+  keepObservations(Seen, Result, Dependencies);
   return Result;
 }
 

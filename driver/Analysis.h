@@ -38,9 +38,21 @@ namespace ddplint {
 /// to the wrong check.
 class Analyser {
 public:
+  /// SdkFallback: the directory of ddplint's fallback SDK headers
+  /// (SdkFallback.h), appended last to every command; "" for none.
   Analyser(std::unique_ptr<clang::tidy::ClangTidyOptionsProvider> Options,
-           llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS);
+           llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS,
+           std::string SdkFallback = "");
   ~Analyser();
+
+  /// What a unit's result depends on besides its compile command.
+  struct Inputs {
+    /// The absolute path of every file clang read (main file and headers).
+    std::vector<std::string> Files;
+    /// Where headers that only the SDK fallback provided were looked for
+    /// in vain: the result is stale once one of them exists.
+    std::vector<std::string> Absent;
+  };
 
   /// A shared precompiled preamble (Preamble.h) for one unit: the PCH to
   /// load before the main file, and the main file's text with the include
@@ -51,15 +63,15 @@ public:
     std::string MainFileText;
   };
 
-  /// Analyses File. When Dependencies is given, it receives the absolute
-  /// paths of every file clang read for the unit (main file and headers).
+  /// Analyses File. When Dependencies is given, it receives what the
+  /// result depends on.
   UnitResult run(const clang::tooling::CompilationDatabase &Compilations,
-                 llvm::StringRef File,
-                 std::vector<std::string> *Dependencies = nullptr,
+                 llvm::StringRef File, Inputs *Dependencies = nullptr,
                  const PreambleUse *Preamble = nullptr);
 
   /// The compile command File is analysed with: the database's first, with
-  /// the ExtraArgs and ExtraArgsBefore of its .clang-tidy configuration.
+  /// the ExtraArgs and ExtraArgsBefore of its .clang-tidy configuration,
+  /// then the SDK fallback's arguments.
   std::optional<clang::tooling::CompileCommand>
   command(const clang::tooling::CompilationDatabase &Compilations,
           llvm::StringRef File);
@@ -70,6 +82,7 @@ private:
   std::unique_ptr<clang::tidy::ClangTidyContext> Context;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> DiagIDs;
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS;
+  std::string SdkFallback;
 };
 
 } // namespace ddplint

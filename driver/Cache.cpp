@@ -164,6 +164,25 @@ bool unchanged(const json::Array &Deps, std::string &Why) {
   return true;
 }
 
+/// True when none of the paths in Absent (if any) exists; otherwise Why
+/// names the first that does.
+bool stillAbsent(const json::Array *Absent, std::string &Why) {
+  if (!Absent)
+    return true;
+  for (const json::Value &A : *Absent) {
+    std::optional<StringRef> Path = A.getAsString();
+    if (!Path) {
+      Why = "unreadable cache entry";
+      return false;
+    }
+    if (sys::fs::exists(*Path)) {
+      Why = Path->str() + " appeared";
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Reads an entry or a shared set: its payload, when the file parses and
 /// its checksum matches.
 std::optional<json::Value> readChecked(StringRef Path) {
@@ -251,7 +270,7 @@ std::optional<UnitResult> FindingsCache::lookup(StringRef Key,
   if (std::optional<StringRef> Shared = P->getString("shared"))
     if (!sharedUnchanged(*Shared, Why))
       return std::nullopt;
-  if (!unchanged(*Deps, Why))
+  if (!unchanged(*Deps, Why) || !stillAbsent(P->getArray("absent"), Why))
     return std::nullopt;
 
   UnitResult Out;
@@ -294,7 +313,8 @@ FindingsCache::storeShared(const std::vector<std::string> &Shared) {
 
 void FindingsCache::store(StringRef Key, const UnitResult &Result,
                           const std::vector<std::string> &Dependencies,
-                          const std::vector<std::string> &Shared) {
+                          const std::vector<std::string> &Shared,
+                          std::vector<std::string> Absent) {
   json::Object Payload;
   if (!Shared.empty()) {
     std::optional<std::string> Name = storeShared(Shared);
@@ -306,6 +326,11 @@ void FindingsCache::store(StringRef Key, const UnitResult &Result,
   if (!Deps)
     return; // Nothing safe to store.
   Payload["dependencies"] = std::move(*Deps);
+  if (!Absent.empty()) {
+    std::sort(Absent.begin(), Absent.end());
+    Absent.erase(std::unique(Absent.begin(), Absent.end()), Absent.end());
+    Payload["absent"] = json::Array(Absent);
+  }
   Payload["result"] = toJSON(Result);
   (void)writeChecked(entryPath(Key), std::move(Payload));
 }

@@ -11,7 +11,9 @@
 // and the entry lists every file the unit read with its size, modification
 // time and content hash. A lookup re-checks each file (stat first, content
 // hash when the stat changed), so touching a file without changing it costs
-// a hash, not an analysis.
+// a hash, not an analysis. A unit that took a header from the SDK fallback
+// (SdkFallback.h) also lists the paths where the real header was looked for
+// and missing; the entry is stale once one of them exists.
 //
 // The headers of a shared preamble (thousands, for <torch/torch.h>) are
 // listed once, in a set every unit that used the preamble names:
@@ -66,12 +68,14 @@ public:
   std::optional<UnitResult> lookup(llvm::StringRef Key, std::string &Why);
 
   /// Stores Result under Key with the files it was computed from: its own
-  /// Dependencies and the Shared ones of its preamble (may be empty).
-  /// Failures (a read-only directory, a full disk) only cost the next run its
-  /// reuse.
+  /// Dependencies and the Shared ones of its preamble (may be empty), and
+  /// the Absent paths whose appearance would change it (where a header the
+  /// SDK fallback provided was looked for first). Failures (a read-only
+  /// directory, a full disk) only cost the next run its reuse.
   void store(llvm::StringRef Key, const UnitResult &Result,
              const std::vector<std::string> &Dependencies,
-             const std::vector<std::string> &Shared);
+             const std::vector<std::string> &Shared,
+             std::vector<std::string> Absent = {});
 
   /// Removes the least recently used entries (and preambles, which live
   /// under the same directory) until the cache fits its size limit.

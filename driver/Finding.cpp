@@ -135,17 +135,35 @@ json::Value toJSON(const Finding &F) {
   return std::move(O);
 }
 
+json::Value toJSON(const InactiveRegion &R) {
+  json::Object O{{"file", R.File},
+                 {"line", R.Line},
+                 {"lines", R.Lines},
+                 {"directive", R.Directive}};
+  if (!R.Opener.empty())
+    O["opener"] = R.Opener;
+  if (!R.Advice.empty())
+    O["advice"] = R.Advice;
+  return std::move(O);
+}
+
 json::Value toJSON(const UnitResult &U) {
-  json::Array Findings, Errors;
+  json::Array Findings, Errors, Inactive;
   for (const Finding &F : U.Findings)
     Findings.push_back(toJSON(F));
   for (const Finding &F : U.CompileErrors)
     Errors.push_back(toJSON(F));
+  for (const InactiveRegion &R : U.Inactive)
+    Inactive.push_back(toJSON(R));
   json::Object O{{"file", U.File},
                  {"findings", std::move(Findings)},
                  {"compile_errors", std::move(Errors)}};
   if (!U.ToolError.empty())
     O["tool_error"] = U.ToolError;
+  if (!U.SdkFallbacks.empty())
+    O["sdk_fallbacks"] = U.SdkFallbacks;
+  if (!Inactive.empty())
+    O["inactive"] = std::move(Inactive);
   return std::move(O);
 }
 
@@ -241,11 +259,21 @@ bool fromJSON(const json::Value &V, Finding &F, json::Path P) {
   return true;
 }
 
+bool fromJSON(const json::Value &V, InactiveRegion &R, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("file", R.File) && mapUnsigned(O, "line", R.Line) &&
+         mapUnsigned(O, "lines", R.Lines) &&
+         O.map("directive", R.Directive) && O.mapOptional("opener", R.Opener) &&
+         O.mapOptional("advice", R.Advice);
+}
+
 bool fromJSON(const json::Value &V, UnitResult &U, json::Path P) {
   json::ObjectMapper O(V, P);
   return O && O.map("file", U.File) && O.map("findings", U.Findings) &&
          O.map("compile_errors", U.CompileErrors) &&
-         O.mapOptional("tool_error", U.ToolError);
+         O.mapOptional("tool_error", U.ToolError) &&
+         O.mapOptional("sdk_fallbacks", U.SdkFallbacks) &&
+         O.mapOptional("inactive", U.Inactive);
 }
 
 void sortAndUnique(std::vector<Finding> &Findings) {

@@ -74,11 +74,31 @@ struct Finding {
   bool isCompileError() const;
 };
 
+/// Code the preprocessor skipped that looks distributed (InactiveCode.h):
+/// its collectives were never analysed.
+struct InactiveRegion {
+  std::string File;      ///< Absolute path.
+  unsigned Line = 0;     ///< Of the directive that opens the skipped code.
+  unsigned Lines = 0;    ///< How many lines were skipped.
+  std::string Directive; ///< "#ifdef USE_NCCL", "#else".
+  /// For an #else or #elif, the #if it belongs to; otherwise empty.
+  std::string Opener;
+  /// What brings the code in, when one macro decides: "define USE_NCCL",
+  /// "undefine NO_MPI"; otherwise empty.
+  std::string Advice;
+};
+
 /// Everything one translation unit produced.
 struct UnitResult {
   std::string File; ///< Absolute path of the main file.
   std::vector<Finding> Findings;
   std::vector<Finding> CompileErrors;
+  /// SDK headers, as included ("nccl.h"), that nothing on the include path
+  /// provided, so ddplint's fallback declarations stood in (SdkFallback.h).
+  std::vector<std::string> SdkFallbacks;
+  /// Distributed code in skipped preprocessor branches of the main file and
+  /// its user headers.
+  std::vector<InactiveRegion> Inactive;
   /// Set when the tool could not analyse the unit at all (unreadable file,
   /// no compile command); the message says why.
   std::string ToolError;
@@ -99,11 +119,14 @@ Finding toFinding(const clang::tidy::ClangTidyError &E, LineTable &Lines);
 llvm::json::Value toJSON(const Location &L);
 llvm::json::Value toJSON(const RuntimeEvidence &R);
 llvm::json::Value toJSON(const Finding &F);
+llvm::json::Value toJSON(const InactiveRegion &R);
 llvm::json::Value toJSON(const UnitResult &U);
 bool fromJSON(const llvm::json::Value &V, Location &L, llvm::json::Path P);
 bool fromJSON(const llvm::json::Value &V, RuntimeEvidence &R,
               llvm::json::Path P);
 bool fromJSON(const llvm::json::Value &V, Finding &F, llvm::json::Path P);
+bool fromJSON(const llvm::json::Value &V, InactiveRegion &R,
+              llvm::json::Path P);
 bool fromJSON(const llvm::json::Value &V, UnitResult &U, llvm::json::Path P);
 
 /// Orders findings by file, offset, check and message, and drops exact

@@ -170,6 +170,15 @@ void printText(raw_ostream &OS, ArrayRef<Finding> Findings, bool Color) {
   }
 }
 
+json::Value toJSON(const SdkFallbackNote &N) {
+  return json::Object{{"file", N.File}, {"headers", N.Headers}};
+}
+
+bool fromJSON(const json::Value &V, SdkFallbackNote &N, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("file", N.File) && O.map("headers", N.Headers);
+}
+
 void printJSON(raw_ostream &OS, const Report &R) {
   json::Array Checks, Findings, Errors, ToolErrors;
   for (const std::string &Check : R.Checks)
@@ -180,13 +189,15 @@ void printJSON(raw_ostream &OS, const Report &R) {
     Errors.push_back(toJSON(F));
   for (const std::string &E : R.ToolErrors)
     ToolErrors.push_back(E);
-  OS << formatv("{0:2}", json::Value(json::Object{
-                             {"version", DDPLINT_VERSION},
-                             {"checks", std::move(Checks)},
-                             {"findings", std::move(Findings)},
-                             {"compile_errors", std::move(Errors)},
-                             {"tool_errors", std::move(ToolErrors)}}))
-     << "\n";
+  json::Object Document{{"version", DDPLINT_VERSION},
+                        {"checks", std::move(Checks)},
+                        {"findings", std::move(Findings)},
+                        {"compile_errors", std::move(Errors)},
+                        {"tool_errors", std::move(ToolErrors)}};
+  // Only when it happened, so documents of complete runs keep their shape.
+  if (!R.SdkFallbacks.empty())
+    Document["sdk_fallbacks"] = json::Array(R.SdkFallbacks);
+  OS << formatv("{0:2}", json::Value(std::move(Document))) << "\n";
 }
 
 void printJSON(raw_ostream &OS, ArrayRef<Finding> Findings) {

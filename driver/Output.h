@@ -22,6 +22,17 @@ namespace ddplint {
 
 enum class OutputFormat { Text, JSON, SARIF, GitHub, GitLab, HTML };
 
+/// A unit parsed with ddplint's fallback declarations for SDK headers the
+/// machine lacks (SdkFallback.h): its findings may differ from a machine
+/// with the real SDK.
+struct SdkFallbackNote {
+  std::string File;                 ///< The unit's main file.
+  std::vector<std::string> Headers; ///< As included: "nccl.h".
+};
+llvm::json::Value toJSON(const SdkFallbackNote &N);
+bool fromJSON(const llvm::json::Value &V, SdkFallbackNote &N,
+              llvm::json::Path P);
+
 /// Everything a run (or a findings file given to `ddplint report`) produced.
 struct Report {
   std::vector<Finding> Findings;      ///< Sorted (sortAndUnique).
@@ -31,6 +42,8 @@ struct Report {
   /// The enabled checks: SARIF's rules, the HTML summary's rows.
   std::vector<std::string> Checks;
   int ExitCode = 0; ///< What ddplint exits with (Options.h).
+  /// The units that used the SDK fallback, in unit order.
+  std::vector<SdkFallbackNote> SdkFallbacks;
 };
 
 struct OutputOptions {
@@ -49,7 +62,8 @@ void printText(llvm::raw_ostream &OS, llvm::ArrayRef<Finding> Findings,
                bool Color);
 
 /// One JSON document: {"version", "checks", "findings", "compile_errors",
-/// "tool_errors"}, one object per finding (toJSON(Finding)).
+/// "tool_errors"}, one object per finding (toJSON(Finding)), and
+/// "sdk_fallbacks" when a unit used the SDK fallback.
 void printJSON(llvm::raw_ostream &OS, const Report &R);
 void printJSON(llvm::raw_ostream &OS, llvm::ArrayRef<Finding> Findings);
 

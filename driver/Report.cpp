@@ -51,6 +51,7 @@ std::string loadFindingsFile(StringRef Path, Report &R,
   // The document of --format=json, or a bare array of findings.
   std::vector<Finding> Findings, Errors;
   std::vector<std::string> FileChecks, ToolErrors;
+  std::vector<SdkFallbackNote> Fallbacks;
   json::Path::Root Root("document");
   bool Ok;
   if (Parsed->getAsArray()) {
@@ -60,7 +61,8 @@ std::string loadFindingsFile(StringRef Path, Report &R,
     Ok = O && O.map("findings", Findings) &&
          O.mapOptional("compile_errors", Errors) &&
          O.mapOptional("checks", FileChecks) &&
-         O.mapOptional("tool_errors", ToolErrors);
+         O.mapOptional("tool_errors", ToolErrors) &&
+         O.mapOptional("sdk_fallbacks", Fallbacks);
   }
   if (!Ok) {
     return "'" + Path.str() + "' is not a ddplint findings file: " +
@@ -85,6 +87,8 @@ std::string loadFindingsFile(StringRef Path, Report &R,
     R.CompileErrors.push_back(std::move(F));
   for (std::string &E : ToolErrors)
     R.ToolErrors.push_back(std::move(E));
+  for (SdkFallbackNote &N : Fallbacks)
+    R.SdkFallbacks.push_back(std::move(N));
   Checks.insert(FileChecks.begin(), FileChecks.end());
   return "";
 }

@@ -4,7 +4,9 @@
 
 #include "Analysis.h"
 #include "Cache.h"
+#include "InactiveCode.h"
 #include "Preamble.h"
+#include "SdkFallback.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -119,6 +121,62 @@ bool preambleRefused(const UnitResult &R, StringRef PCH) {
   return false;
 }
 
+/// With -v, what the unit's result leaves out: the SDK headers only the
+/// fallback provided, and distributed code in skipped branches of the main
+/// file and of the project's own headers (those under the directory ddplint
+/// runs in; a library's headers given with -I are not news).
+void sayWhatWasMissed(Progress &Status, const UnitResult &R) {
+  if (!R.SdkFallbacks.empty())
+    Status.say(shownPath(R.File) + ": " + describeSdkFallback(R.SdkFallbacks));
+  for (const InactiveRegion &Region : R.Inactive) {
+    std::string Shown = shownPath(Region.File);
+    if (Region.File != R.File && sys::path::is_absolute(Shown))
+      continue;
+    Status.say(Shown + ":" + Twine(Region.Line) + ": " +
+               describeInactiveRegion(Region));
+  }
+}
+
+/// Analyses one unit, with the shared preamble when there is one it can
+/// use, and stores the result in the cache under Key (when not empty).
+UnitResult analyseUnit(Analyser &Analysis, const std::string &File,
+                       const tooling::CompileCommand *Command,
+                       const tooling::CompilationDatabase &Compilations,
+                       const RunOptions &Options, const std::string &Key,
+                       bool &UsedPreamble) {
+  Analyser::Inputs Dependencies;
+  std::vector<std::string> Shared;
+  std::optional<Analyser::PreambleUse> Preamble;
+  if (Options.Preambles && Command)
+    Preamble = Options.Preambles->get(File, *Command, Shared);
+  // A preamble whose own headers needed the SDK fallback would hide where
+  // the real header was looked for; this unit parses them itself.
+  if (Preamble && any_of(Shared, [&](const std::string &Path) {
+        return isInSdkFallback(Path, Options.SdkFallback);
+      })) {
+    Preamble.reset();
+    Shared.clear();
+  }
+  UnitResult R = Analysis.run(Compilations, File, &Dependencies,
+                              Preamble ? &*Preamble : nullptr);
+  if (Preamble && preambleRefused(R, Preamble->PCH)) {
+    // Out of date (a header changed since it was built) or unusable:
+    // this unit goes without, the next run builds a fresh one.
+    Options.Preambles->discard(Preamble->PCH);
+    Preamble.reset();
+    Dependencies = {};
+    Shared.clear();
+    R = Analysis.run(Compilations, File, &Dependencies);
+  }
+  UsedPreamble = Preamble.has_value();
+  // A unit with compile errors may depend on a header that does not
+  // exist yet, which no dependency list can name: it is not cached.
+  if (!Key.empty() && R.ToolError.empty() && R.CompileErrors.empty())
+    Options.Cache->store(Key, R, Dependencies.Files, Shared,
+                         Dependencies.Absent);
+  return R;
+}
+
 } // namespace
 
 std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
@@ -134,7 +192,7 @@ std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
     // Which units would share a preamble: only those are worth a PCH.
     auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
         vfs::createPhysicalFileSystem());
-    Analyser Planner(MakeOptions(FS), FS);
+    Analyser Planner(MakeOptions(FS), FS, Options.SdkFallback);
     for (const std::string &File : Files)
       if (auto Command = Planner.command(Compilations, File))
         Options.Preambles->expect(File, *Command);
@@ -143,7 +201,7 @@ std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
   auto Work = [&] {
     auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
         vfs::createPhysicalFileSystem());
-    Analyser Analysis(MakeOptions(FS), FS);
+    Analyser Analysis(MakeOptions(FS), FS, Options.SdkFallback);
     for (size_t I; (I = Next++) < Files.size();) {
       const std::string &File = Files[I];
       Status.started(File);
@@ -160,38 +218,24 @@ std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
           Hit->File = File;
           Results[I] = std::move(*Hit);
           ++FromCache;
-          if (Options.Verbose)
+          if (Options.Verbose) {
             Status.say("ddplint: reused the findings of " + shownPath(File));
+            sayWhatWasMissed(Status, Results[I]);
+          }
           Status.finished();
           continue;
         }
       }
 
-      std::vector<std::string> Dependencies, Shared;
-      std::optional<Analyser::PreambleUse> Preamble;
-      if (Options.Preambles && Command)
-        Preamble = Options.Preambles->get(File, *Command, Shared);
-      UnitResult R = Analysis.run(Compilations, File, &Dependencies,
-                                  Preamble ? &*Preamble : nullptr);
-      if (Preamble && preambleRefused(R, Preamble->PCH)) {
-        // Out of date (a header changed since it was built) or unusable:
-        // this unit goes without, the next run builds a fresh one.
-        Options.Preambles->discard(Preamble->PCH);
-        Preamble.reset();
-        Dependencies.clear();
-        Shared.clear();
-        R = Analysis.run(Compilations, File, &Dependencies);
-      }
+      bool UsedPreamble = false;
+      Results[I] = analyseUnit(Analysis, File, Command ? &*Command : nullptr,
+                               Compilations, Options, Key, UsedPreamble);
       ++Analysed;
-      if (Options.Verbose)
+      if (Options.Verbose) {
         Status.say("ddplint: analysed " + shownPath(File) + " (" + Why +
-                   (Preamble ? "; shared preamble" : "") + ")");
-      // A unit with compile errors may depend on a header that does not
-      // exist yet, which no dependency list can name: it is not cached.
-      if (Options.Cache && Command && R.ToolError.empty() &&
-          R.CompileErrors.empty())
-        Options.Cache->store(Key, R, Dependencies, Shared);
-      Results[I] = std::move(R);
+                   (UsedPreamble ? "; shared preamble" : "") + ")");
+        sayWhatWasMissed(Status, Results[I]);
+      }
       Status.finished();
     }
   };

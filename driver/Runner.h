@@ -43,6 +43,9 @@ struct RunOptions {
   bool Verbose = false;
   FindingsCache *Cache = nullptr;         ///< None: always analyse.
   SharedPreambles *Preambles = nullptr;   ///< None: parse every header.
+  /// The directory of ddplint's fallback SDK headers (SdkFallback.h), or ""
+  /// when there is none or it is turned off.
+  std::string SdkFallback;
 };
 
 struct RunStats {

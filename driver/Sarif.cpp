@@ -12,6 +12,7 @@
 #include "CheckDocs.h"
 #include "Output.h"
 #include "OutputSupport.h"
+#include "SdkFallback.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -176,6 +177,36 @@ public:
     return Rule;
   }
 
+  /// What kept the analysis from being complete (errors), or may make it
+  /// differ from a machine with every SDK installed (notes).
+  json::Array notifications(const Report &R) {
+    json::Array Notifications;
+    for (const Finding &E : R.CompileErrors) {
+      json::Object N{{"level", "error"},
+                     {"message", message("compile error: " + E.Message)},
+                     {"descriptor", json::Object{{"id", E.Check}}}};
+      json::Array Locs = locations(E.Where);
+      if (!Locs.empty())
+        N["locations"] = std::move(Locs);
+      Notifications.push_back(std::move(N));
+    }
+    for (const std::string &E : R.ToolErrors)
+      Notifications.push_back(json::Object{
+          {"level", "error"},
+          {"message", message(E)},
+          {"descriptor", json::Object{{"id", "ddplint-tool-error"}}}});
+    for (const SdkFallbackNote &N : R.SdkFallbacks) {
+      Location Unit;
+      Unit.File = N.File;
+      Notifications.push_back(json::Object{
+          {"level", "note"},
+          {"message", message(describeSdkFallback(N.Headers))},
+          {"descriptor", json::Object{{"id", "ddplint-sdk-fallback"}}},
+          {"locations", locations(Unit)}});
+    }
+    return Notifications;
+  }
+
   json::Value log(const Report &R) {
     // A rule for every enabled check, and for any other check a findings
     // file brought along, so that every result names a rule.
@@ -223,22 +254,7 @@ public:
       Results.push_back(std::move(Result));
     }
 
-    // What kept the analysis from being complete.
-    json::Array Notifications;
-    for (const Finding &E : R.CompileErrors) {
-      json::Object N{{"level", "error"},
-                     {"message", message("compile error: " + E.Message)},
-                     {"descriptor", json::Object{{"id", E.Check}}}};
-      json::Array Locs = locations(E.Where);
-      if (!Locs.empty())
-        N["locations"] = std::move(Locs);
-      Notifications.push_back(std::move(N));
-    }
-    for (const std::string &E : R.ToolErrors)
-      Notifications.push_back(json::Object{
-          {"level", "error"},
-          {"message", message(E)},
-          {"descriptor", json::Object{{"id", "ddplint-tool-error"}}}});
+    json::Array Notifications = notifications(R);
     json::Object Invocation{{"executionSuccessful", R.ExitCode != 2},
                             {"exitCode", R.ExitCode}};
     if (!Notifications.empty())

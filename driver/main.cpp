@@ -19,6 +19,7 @@
 #include "Output.h"
 #include "Preamble.h"
 #include "Runner.h"
+#include "SdkFallback.h"
 #include "Subcommands.h"
 #include "Units.h"
 #include "clang-tidy/ClangTidy.h"
@@ -147,6 +148,14 @@ Parse every unit's headers itself instead of
 sharing a precompiled header between units that
 start with the same LibTorch includes.)"),
                          cl::init(false), cl::cat(DdplintCategory));
+
+cl::opt<bool> NoSdkFallback("no-sdk-fallback", cl::desc(R"(
+Do not fall back on ddplint's declarations of
+<mpi.h>, <nccl.h>, <cuda_runtime.h> and
+<boost/mpi.hpp> when no include directory has
+the real header: a missing SDK header is then a
+compile error, as it is for the compiler.)"),
+                            cl::init(false), cl::cat(DdplintCategory));
 
 cl::opt<bool> Verbose("verbose", cl::desc(R"(
 Say, for each unit, whether it was analysed (and
@@ -419,6 +428,9 @@ int main(int Argc, const char **Argv) {
 
   std::vector<Finding> Findings, CompileErrors;
   std::vector<UnitResult> UnitResults; // kept for --fix
+  std::vector<SdkFallbackNote> Fallbacks;
+  std::string SdkFallback =
+      NoSdkFallback ? std::string() : sdkFallbackDirectory(Argv[0]);
   RunStats Stats;
   if (!Files.empty()) {
     RunOptions Run;
@@ -428,6 +440,7 @@ int main(int Argc, const char **Argv) {
     Run.Verbose = Verbose;
     Run.Cache = Cache ? &*Cache : nullptr;
     Run.Preambles = Preambles ? &*Preambles : nullptr;
+    Run.SdkFallback = SdkFallback;
     auto MakeOptions = [](IntrusiveRefCntPtr<vfs::FileSystem> FS) {
       bool Ignored = false;
       return createOptionsProvider(std::move(FS), Ignored);
@@ -442,6 +455,8 @@ int main(int Argc, const char **Argv) {
                 std::back_inserter(Findings));
       std::move(Unit.CompileErrors.begin(), Unit.CompileErrors.end(),
                 std::back_inserter(CompileErrors));
+      if (!Unit.SdkFallbacks.empty())
+        Fallbacks.push_back({Unit.File, Unit.SdkFallbacks});
     }
     if (Cache)
       Cache->trim();
@@ -469,13 +484,15 @@ int main(int Argc, const char **Argv) {
       Failed = true;
     Report Result{Findings, CompileErrors, ToolErrors, Enabled,
                   Failed ? ExitToolError
-                         : Findings.empty() ? ExitClean : ExitFindings};
+                         : Findings.empty() ? ExitClean : ExitFindings,
+                  Fallbacks};
     if (!emitReport(Result))
       Failed = true;
     // After the report, whose snippets show the code as it was analysed.
     // Each fixed unit is parsed again, without the cache or a preamble.
     if (fixesRequested()) {
-      Analyser Recheck(createOptionsProvider(BaseFS, Failed), BaseFS);
+      Analyser Recheck(createOptionsProvider(BaseFS, Failed), BaseFS,
+                       SdkFallback);
       if (!applyFixesIfRequested(
               UnitResults, [&](StringRef File) -> std::optional<size_t> {
                 UnitResult Again = Recheck.run(*Compilations, File);

@@ -41,7 +41,8 @@ std::unique_ptr<tidy::ClangTidyOptionsProvider> allDdpChecks() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   static const tooling::FixedCompilationDatabase Compilations(
       ".", std::vector<std::string>{"-std=c++17", "-isystem",
-                                    DDPLINT_MOCK_HEADERS, "-I",
+                                    DDPLINT_MOCK_HEADERS, "-isystem",
+                                    DDPLINT_SDK_HEADERS, "-I",
                                     DDPLINT_CHECKER_HEADERS});
   // The input lives in memory only; the headers come from the disk.
   auto Memory = makeIntrusiveRefCnt<vfs::InMemoryFileSystem>();
