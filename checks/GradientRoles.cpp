@@ -265,6 +265,12 @@ unsigned GradientModel::role(const CodeUnit &U, const Expr *E) const {
         E = Member->getImplicitObjectArgument();
         continue;
       }
+    } else if (Vocabulary::dependentMemberCall(*Call)) {
+      // Left dependent in a template: `p.grad().reshape({-1})`.
+      if (passesDataThrough(spelledCalleeName(*Call))) {
+        E = Vocabulary::memberCallObject(*Call);
+        continue;
+      }
     } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
       OverloadedOperatorKind K = Op->getOperator();
       if (K == OO_Subscript || K == OO_Arrow || Op->isAssignmentOp() ||
@@ -305,6 +311,13 @@ const ValueDecl *GradientModel::rootDecl(const Expr *E) const {
       if (!passesDataThrough(identifierName(Member->getMethodDecl())))
         return nullptr;
       E = Member->getImplicitObjectArgument();
+      continue;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E);
+        Call && Vocabulary::dependentMemberCall(*Call)) {
+      if (!passesDataThrough(spelledCalleeName(*Call)))
+        return nullptr;
+      E = Vocabulary::memberCallObject(*Call);
       continue;
     }
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {

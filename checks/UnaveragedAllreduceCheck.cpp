@@ -93,28 +93,63 @@ void UnaveragedAllreduceCheck::analyze(const GradientModel &Model) {
     for (const CallExpr *Call : U->Calls) {
       std::optional<ReduceOpKind> Op =
           Vocab.reduceOp(*Call, U->Body, Model.context());
+      if (Op == ReduceOpKind::Unknown)
+        checkCallers(Model, Average, *U, *Call);
       if (!Op || *Op != ReduceOpKind::Sum ||
           !Model.isGradientCollective(*U, *Call))
         continue;
       const CallExpr *SteppedAt = nullptr;
-      if (averaged(Model, Average, *U, *Call, /*IsReduction=*/true, 0,
-                   SteppedAt))
-        continue;
-      CollectiveApi Api = Vocab.classifyCollective(*Call)->Api;
-      diag(Call->getExprLoc(),
-           "%0 sums the gradients over all ranks and nothing divides them by "
-           "the world size before the optimizer step: gradients are summed "
-           "over N ranks, so the effective learning rate is N times larger; "
-           "%1")
-          << calleeName(*Call) << fixFor(Api);
-      if (SteppedAt)
-        diag(SteppedAt->getExprLoc(),
-             "%select{the parameters are updated|the optimizer steps}0 with "
-             "the summed gradients here",
-             DiagnosticIDs::Note)
-            << Vocab.isOptimizerStep(*SteppedAt);
+      if (!averaged(Model, Average, *U, *Call, /*IsReduction=*/true, 0,
+                    SteppedAt))
+        report(*Call, SteppedAt);
     }
   }
+}
+
+void UnaveragedAllreduceCheck::checkCallers(const GradientModel &Model,
+                                            const Averaging &Average,
+                                            const CodeUnit &Helper,
+                                            const CallExpr &Reduction) {
+  for (const CallSite &Site : Model.callers(Helper)) {
+    if (!Site.Caller->Reported)
+      continue;
+    ParameterBindings Bindings;
+    bool PassesGradients = false;
+    for (auto [Param, Arg] : GradientModel::boundArguments(*Site.Call, Helper)) {
+      Bindings[Param] = Arg;
+      PassesGradients |= (Model.role(*Site.Caller, Arg) & GradientRole) != 0;
+    }
+    std::optional<ReduceOpKind> Op =
+        Vocab.reduceOp(Reduction, Helper.Body, Model.context(), &Bindings);
+    if (!PassesGradients || Op != ReduceOpKind::Sum)
+      continue;
+    const CallExpr *SteppedAt = nullptr;
+    if (!averaged(Model, Average, *Site.Caller, *Site.Call,
+                  /*IsReduction=*/true, 0, SteppedAt))
+      report(*Site.Call, SteppedAt, &Reduction);
+  }
+}
+
+void UnaveragedAllreduceCheck::report(const CallExpr &Reduction,
+                                      const CallExpr *SteppedAt,
+                                      const CallExpr *Inside) {
+  CollectiveApi Api = Vocab.classifyCollective(Inside ? *Inside : Reduction)->Api;
+  diag(Reduction.getExprLoc(),
+       "%0 sums the gradients over all ranks and nothing divides them by "
+       "the world size before the optimizer step: gradients are summed "
+       "over N ranks, so the effective learning rate is N times larger; "
+       "%1")
+      << calleeName(Reduction) << fixFor(Api);
+  if (Inside)
+    diag(Inside->getExprLoc(), "the sum is taken here, inside %0",
+         DiagnosticIDs::Note)
+        << calleeName(Reduction);
+  if (SteppedAt)
+    diag(SteppedAt->getExprLoc(),
+         "%select{the parameters are updated|the optimizer steps}0 with "
+         "the summed gradients here",
+         DiagnosticIDs::Note)
+        << Vocab.isOptimizerStep(*SteppedAt);
 }
 
 bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,

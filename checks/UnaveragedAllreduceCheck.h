@@ -30,6 +30,15 @@ private:
   bool averaged(const GradientModel &Model, const Averaging &Average,
                 const CodeUnit &U, const CallExpr &Anchor, bool IsReduction,
                 unsigned Depth, const CallExpr *&SteppedAt) const;
+  /// A reduction in a helper whose operation the caller picks
+  /// (`distributed::allreduce(t, Op::Sum)`): checked at each call of the
+  /// helper that passes a sum of gradients.
+  void checkCallers(const GradientModel &Model, const Averaging &Average,
+                    const CodeUnit &Helper, const CallExpr &Reduction);
+  /// \p Helper: where the reduction sits when \p Reduction is not
+  /// itself the collective but a call of the helper issuing it.
+  void report(const CallExpr &Reduction, const CallExpr *SteppedAt,
+              const CallExpr *Inside = nullptr);
 };
 
 } // namespace clang::tidy::ddp

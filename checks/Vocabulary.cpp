@@ -1242,8 +1242,9 @@ void findFieldAssignments(const Stmt *Scope, const VarDecl &Var,
 
 class ReduceOpClassifier {
 public:
-  ReduceOpClassifier(const Stmt *Scope, const ASTContext &Context)
-      : Scope(Scope), Context(Context) {}
+  ReduceOpClassifier(const Stmt *Scope, const ASTContext &Context,
+                     const ParameterBindings *Bindings)
+      : Scope(Scope), Context(Context), Bindings(Bindings) {}
 
   /// A ReduceOp / ncclRedOp_t / MPI_Op value.
   ReduceOpKind value(const Expr *E, unsigned Depth = 0) const {
@@ -1265,6 +1266,8 @@ public:
         return ReduceOpKind::PreMultipliedSum;
       return ReduceOpKind::Unknown;
     }
+    if (const auto *Choice = dyn_cast<ConditionalOperator>(E))
+      return conditional(*Choice, Depth);
     const auto *DRE = dyn_cast<DeclRefExpr>(E);
     if (!DRE || !DRE->getDecl()->getDeclName().isIdentifier())
       return ReduceOpKind::Unknown;
@@ -1273,6 +1276,8 @@ public:
     const auto *Var = dyn_cast<VarDecl>(DRE->getDecl());
     if (!Var)
       return ReduceOpKind::Unknown;
+    if (const Expr *Bound = bound(Var))
+      return value(Bound, Depth + 1);
     if (ReduceOpKind K = reduceOpNamed(Var->getName()); K != ReduceOpKind::Unknown)
       return K;
     // ncclRedOpCreatePreMulSum(&op, &scalar, ...): a scaled sum.
@@ -1300,6 +1305,8 @@ public:
                                      : options(Ctor->getArg(0), Depth + 1);
     const auto *DRE = dyn_cast<DeclRefExpr>(E);
     const auto *Var = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    if (const Expr *Bound = bound(Var))
+      return options(Bound, Depth + 1);
     if (!Var || isa<ParmVarDecl>(Var) || !Var->hasLocalStorage())
       return ReduceOpKind::Unknown;
     llvm::SmallVector<const Expr *, 2> Assigned;
@@ -1311,6 +1318,55 @@ public:
   }
 
 private:
+  /// What a caller passes for a parameter of the helper the collective is
+  /// in (its default argument where it passes none); null otherwise.
+  const Expr *bound(const VarDecl *Var) const {
+    const auto *Param = dyn_cast_or_null<ParmVarDecl>(Var);
+    if (!Param || !Bindings)
+      return nullptr;
+    auto It = Bindings->find(Param);
+    if (It == Bindings->end())
+      return nullptr;
+    if (isa<CXXDefaultArgExpr>(It->second))
+      return Param->hasDefaultArg() ? Param->getDefaultArg() : nullptr;
+    return It->second;
+  }
+
+  /// The enumerator an expression names, through the bindings.
+  const EnumConstantDecl *enumerator(const Expr *E) const {
+    for (unsigned Depth = 0; E && Depth < 4; ++Depth) {
+      const auto *DRE =
+          dyn_cast<DeclRefExpr>(stripObjectWrappers(E)->IgnoreParenCasts());
+      if (!DRE)
+        return nullptr;
+      if (const auto *Enum = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
+        return Enum;
+      E = bound(dyn_cast<VarDecl>(DRE->getDecl()));
+    }
+    return nullptr;
+  }
+
+  /// `op == Op::Sum ? ReduceOp::SUM : ReduceOp::MAX`: the arm the bound
+  /// enumerators select, or the kind both arms share.
+  ReduceOpKind conditional(const ConditionalOperator &Choice,
+                           unsigned Depth) const {
+    if (const auto *Test = dyn_cast<BinaryOperator>(
+            Choice.getCond()->IgnoreParenImpCasts());
+        Test && Test->isEqualityOp()) {
+      const EnumConstantDecl *L = enumerator(Test->getLHS());
+      const EnumConstantDecl *R = enumerator(Test->getRHS());
+      if (L && R)
+        return value((L == R) == (Test->getOpcode() == BO_EQ)
+                         ? Choice.getTrueExpr()
+                         : Choice.getFalseExpr(),
+                     Depth + 1);
+    }
+    ReduceOpKind True = value(Choice.getTrueExpr(), Depth + 1);
+    return True == value(Choice.getFalseExpr(), Depth + 1)
+               ? True
+               : ReduceOpKind::Unknown;
+  }
+
   /// `MPI_SUM` and friends, seen through the macros that spell them.
   ReduceOpKind macroNamed(SourceLocation Loc) const {
     const SourceManager &SM = Context.getSourceManager();
@@ -1361,6 +1417,7 @@ private:
 
   const Stmt *Scope;
   const ASTContext &Context;
+  const ParameterBindings *Bindings;
 };
 
 /// Whether a record (or one of its bases) has a `reduceOp` field: the c10d
@@ -1381,13 +1438,14 @@ bool hasReduceOpField(const CXXRecordDecl *RD) {
 
 std::optional<ReduceOpKind>
 Vocabulary::reduceOp(const CallExpr &Call, const Stmt *Scope,
-                     const ASTContext &Context) const {
+                     const ASTContext &Context,
+                     const ParameterBindings *Bindings) const {
   std::optional<CollectiveInfo> Info = classifyCollective(Call);
   if (!Info || (Info->Kind != CollectiveKind::AllReduce &&
                 Info->Kind != CollectiveKind::Reduce &&
                 Info->Kind != CollectiveKind::ReduceScatter))
     return std::nullopt;
-  ReduceOpClassifier Classify(Scope, Context);
+  ReduceOpClassifier Classify(Scope, Context, Bindings);
   switch (Info->Api) {
   case CollectiveApi::Configured:
     return ReduceOpKind::Sum; // a framework's `sum`

@@ -21,6 +21,7 @@
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/GlobPattern.h"
@@ -79,6 +80,9 @@ llvm::StringRef collectiveKindName(CollectiveKind K);
 llvm::StringRef collectiveApiName(CollectiveApi A);
 
 enum class ParameterCollection { Parameters, NamedParameters };
+
+/// What one call passes for a function's parameters.
+using ParameterBindings = llvm::DenseMap<const ParmVarDecl *, const Expr *>;
 
 /// A loop over a module's parameters: the loop statement and the expression
 /// naming the collection it walks (`m->parameters()`, or `params` in
@@ -214,9 +218,13 @@ public:
   /// ReduceScatter); nullopt for the other collectives. \p Scope is the
   /// function body searched for the options variable's assignments
   /// (`opts.reduceOp = ReduceOp::AVG`) and for an NCCL pre-multiplied sum
-  /// op created by `ncclRedOpCreatePreMulSum(&op, ...)`.
-  std::optional<ReduceOpKind> reduceOp(const CallExpr &Call, const Stmt *Scope,
-                                       const ASTContext &Context) const;
+  /// op created by `ncclRedOpCreatePreMulSum(&op, ...)`. With \p Bindings
+  /// (what one caller passes for the parameters of the helper the
+  /// collective is in), an op taken from a parameter (`opts.reduceOp = op`,
+  /// `op == Op::Sum ? ReduceOp::SUM : ReduceOp::MAX`) is the caller's.
+  std::optional<ReduceOpKind>
+  reduceOp(const CallExpr &Call, const Stmt *Scope, const ASTContext &Context,
+           const ParameterBindings *Bindings = nullptr) const;
   /// c10d process groups and backends (1.x `ProcessGroup`, 2.x `Backend`).
   static bool isProcessGroupClass(const CXXRecordDecl &RD);
   /// The process-group class behind a handle (object, reference, pointer,

@@ -746,6 +746,63 @@ void false_positive_copy_filled_later(c10d::ProcessGroup &pg, Net &model,
 //   every report of the file.
 
 //===----------------------------------------------------------------------===//
+// Helpers whose reduction the caller picks
+//===----------------------------------------------------------------------===//
+
+namespace helpers {
+enum class Op { Sum, Max };
+c10::intrusive_ptr<c10d::ProcessGroup> &group();
+void allreduce(at::Tensor &t, Op op = Op::Sum) {
+  c10d::AllreduceOptions options;
+  options.reduceOp = op == Op::Sum ? c10d::ReduceOp::SUM : c10d::ReduceOp::MAX;
+  std::vector<at::Tensor> tensors{t};
+  group()->allreduce(tensors, options)->wait();
+}
+void reduce_with(at::Tensor &t, c10d::ReduceOp op) {
+  c10d::AllreduceOptions options;
+  options.reduceOp = op;
+  std::vector<at::Tensor> tensors{t};
+  group()->allreduce(tensors, options)->wait();
+}
+} // namespace helpers
+
+void helper_sums(Net &model, torch::optim::SGD &optimizer) {
+  model->forward(torch::ones({2, 4})).sum().backward();
+  for (auto &p : model->parameters())
+    helpers::allreduce(p.mutable_grad(), helpers::Op::Sum);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step
+  // CHECK-MESSAGES: :[[@LINE-15]]:12: note: the sum is taken here, inside 'allreduce'
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with the summed gradients here
+}
+void helper_sums_by_default_then_scales(Net &model, torch::optim::SGD &optimizer) {
+  model->forward(torch::ones({2, 4})).sum().backward();
+  const double scale = 1.0 / helpers::group()->getSize();
+  for (auto &p : model->parameters()) {
+    helpers::allreduce(p.mutable_grad());
+    p.mutable_grad().mul_(scale);
+  }
+  optimizer.step();
+}
+void helper_takes_the_maximum(Net &model, torch::optim::SGD &optimizer) {
+  model->forward(torch::ones({2, 4})).sum().backward();
+  for (auto &p : model->parameters())
+    helpers::allreduce(p.mutable_grad(), helpers::Op::Max);
+  optimizer.step();
+}
+void helper_handed_the_op(Net &model, torch::optim::SGD &optimizer) {
+  model->forward(torch::ones({2, 4})).sum().backward();
+  for (auto &p : model->parameters())
+    helpers::reduce_with(p.mutable_grad(), c10d::ReduceOp::SUM);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'reduce_with' sums the gradients over all ranks
+  // CHECK-MESSAGES: :[[@LINE-33]]:12: note: the sum is taken here, inside 'reduce_with'
+  for (auto &p : model->parameters())
+    helpers::reduce_with(p.mutable_grad(), c10d::ReduceOp::AVG);
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with the summed gradients here
+}
+
+//===----------------------------------------------------------------------===//
 // Class templates nothing instantiates: analysed as written
 //===----------------------------------------------------------------------===//
 
