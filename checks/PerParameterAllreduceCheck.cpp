@@ -3,6 +3,7 @@
 #include "PerParameterAllreduceCheck.h"
 
 #include "utils/AstWalk.h"
+#include "utils/UserCode.h"
 #include "utils/Reachability.h"
 
 #include "clang/AST/ASTContext.h"
@@ -18,6 +19,10 @@ namespace {
 // Bound-node ids.
 constexpr llvm::StringLiteral CollectiveId = "collective";
 constexpr llvm::StringLiteral HelperId = "helper";
+constexpr llvm::StringLiteral RecoveredId = "recovered";
+
+/// A call clang could not type-check (ASTMatchers has no matcher for it).
+const internal::VariadicDynCastAllOfMatcher<Stmt, RecoveryExpr> recoveryExpr;
 
 /// The statement around S, climbing through a variable's declaration to its
 /// DeclStmt.
@@ -112,12 +117,24 @@ bool carries(const Stmt *E, const VarDecl &Element, bool ElementItself,
   return false;
 }
 
-bool carriesInArguments(const CallExpr &Call, const VarDecl &Element,
+/// The arguments of a call, or of a call clang could not type-check and
+/// kept as a recovery expression (its callee is its first child).
+llvm::SmallVector<const Expr *, 4> argumentsOf(const Expr &Call) {
+  llvm::SmallVector<const Expr *, 4> Out;
+  if (const auto *C = dyn_cast<CallExpr>(&Call))
+    Out.append(C->arg_begin(), C->arg_end());
+  else if (const auto *Recovery = dyn_cast<RecoveryExpr>(&Call))
+    for (const Expr *Sub : Recovery->subExpressions().drop_front())
+      Out.push_back(Sub);
+  return Out;
+}
+
+bool carriesInArguments(const Expr &Call, const VarDecl &Element,
                         bool ElementItself, const Stmt &Scope) {
-  for (const Expr *Arg : Call.arguments())
+  // c10d: the tensors are the arguments; the object is the group.
+  for (const Expr *Arg : argumentsOf(Call))
     if (carries(Arg, Element, ElementItself, Scope))
       return true;
-  // c10d: the tensors are the object's arguments; the object is the group.
   return false;
 }
 
@@ -164,6 +181,12 @@ void PerParameterAllreduceCheck::registerMatchers(MatchFinder *Finder) {
                hasAncestor(cxxForRangeStmt()))
           .bind(HelperId),
       this);
+  // The same call when it does not type-check (`all_reduce(p.grad(), pg)`
+  // binding a const gradient to a `Tensor &`): clang keeps the candidates.
+  Finder->addMatcher(recoveryExpr(unless(isExpansionInSystemHeader()),
+                                  hasAncestor(cxxForRangeStmt()))
+                         .bind(RecoveredId),
+                     this);
 }
 
 bool PerParameterAllreduceCheck::isBlocking(const CallExpr &Collective,
@@ -215,7 +238,7 @@ bool PerParameterAllreduceCheck::isBlocking(const CallExpr &Collective,
   return false;
 }
 
-bool PerParameterAllreduceCheck::isCoalesced(const CallExpr &Collective,
+bool PerParameterAllreduceCheck::isCoalesced(const Expr &Collective,
                                              ASTContext &Context) const {
   // The function around the collective (not a lambda inside it).
   const FunctionDecl *Function = nullptr;
@@ -246,7 +269,7 @@ bool PerParameterAllreduceCheck::isCoalesced(const CallExpr &Collective,
   });
 }
 
-PerParameterSite PerParameterAllreduceCheck::siteOf(const CallExpr &Call,
+PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
                                                     bool SyncsParameters,
                                                     ASTContext &Context) const {
   PerParameterSite Site;
@@ -290,6 +313,10 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
     checkHelper(*Helper, *Result.Context);
     return;
   }
+  if (const auto *Recovered = Result.Nodes.getNodeAs<RecoveryExpr>(RecoveredId)) {
+    checkRecovered(*Recovered, *Result.Context);
+    return;
+  }
   const auto *Collective = Result.Nodes.getNodeAs<CallExpr>(CollectiveId);
   std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Collective);
   if (!Info)
@@ -309,24 +336,65 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
 
 void PerParameterAllreduceCheck::checkHelper(const CallExpr &Call,
                                              ASTContext &Context) {
-  if (!Sites || &Sites->context() != &Context)
-    Sites = std::make_unique<CollectiveSites>(Vocab, Context);
-  std::optional<CollectiveSite> What = Sites->collective(Call);
-  if (!What || What->How != CollectiveSite::Via::Helper || !What->Kind)
+  std::optional<CollectiveSite> What = sites(Context).collective(Call);
+  if (!What || What->How != CollectiveSite::Via::Helper)
     return;
-  CollectiveKind Kind = *What->Kind;
+  // A helper that hands back its Work lets the caller overlap the rounds.
+  checkHelperSite(Call, *What, !Vocabulary::isWorkType(Call.getType()),
+                  Context);
+}
+
+void PerParameterAllreduceCheck::checkRecovered(const RecoveryExpr &Recovered,
+                                                ASTContext &Context) {
+  llvm::ArrayRef<const Expr *> Parts = Recovered.subExpressions();
+  const auto *Callee = Parts.empty() ? nullptr
+                                     : dyn_cast<UnresolvedLookupExpr>(Parts[0]);
+  if (!Callee)
+    return;
+  // Each candidate of the right arity must issue a collective.
+  std::optional<CollectiveSite> What;
+  for (const NamedDecl *D : Callee->decls()) {
+    const auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl());
+    if (!FD || FD->getNumParams() != Parts.size() - 1)
+      continue;
+    const FunctionDecl *Def = userDefinition(*FD);
+    std::optional<CollectiveSite> Issued = Def ? sites(Context).issues(*Def)
+                                               : std::nullopt;
+    if (!Issued)
+      return;
+    if (!What)
+      What = CollectiveSite{CollectiveSite::Via::Helper, Def, Issued->Api,
+                            Issued->Kind};
+  }
+  if (What)
+    checkHelperSite(Recovered, *What,
+                    !Vocabulary::isWorkType(What->Callee->getReturnType()),
+                    Context);
+}
+
+void PerParameterAllreduceCheck::checkHelperSite(const Expr &Call,
+                                                 const CollectiveSite &What,
+                                                 bool Blocking,
+                                                 ASTContext &Context) {
+  if (!What.Kind)
+    return;
+  CollectiveKind Kind = *What.Kind;
   if (Kind != CollectiveKind::AllReduce && Kind != CollectiveKind::Reduce &&
       Kind != CollectiveKind::ReduceScatter && Kind != CollectiveKind::AllGather)
     return; // a broadcast per parameter happens once, at start-up
   PerParameterSite Site = siteOf(Call, /*SyncsParameters=*/true, Context);
   if (!Site.Iteration || Site.IsHook || isCoalesced(Call, Context))
     return;
-  // A helper that hands back its Work lets the caller overlap the rounds.
-  bool Blocking = !Vocabulary::isWorkType(Call.getType());
-  report(Call, What->Callee, Kind, Blocking, Site);
+  report(Call, What.Callee, Kind, Blocking, Site);
 }
 
-void PerParameterAllreduceCheck::report(const CallExpr &Call,
+CollectiveSites &PerParameterAllreduceCheck::sites(ASTContext &Context) {
+  if (!Sites || &Sites->context() != &Context)
+    Sites = std::make_unique<CollectiveSites>(Vocab, Context);
+  return *Sites;
+}
+
+void PerParameterAllreduceCheck::report(const Expr &Call,
                                         const FunctionDecl *Helper,
                                         CollectiveKind Kind, bool Blocking,
                                         const PerParameterSite &Site) {

@@ -35,17 +35,23 @@ public:
 private:
   /// The loop or hook that runs \p Call once per parameter, with the
   /// parameter (or its gradient) among its arguments; empty when none does.
-  PerParameterSite siteOf(const CallExpr &Call, bool SyncsParameters,
+  PerParameterSite siteOf(const Expr &Call, bool SyncsParameters,
                           ASTContext &Context) const;
   /// A call of a helper of this translation unit that issues a collective.
   void checkHelper(const CallExpr &Call, ASTContext &Context);
+  /// A call clang could not type-check, whose candidates (functions of this
+  /// translation unit) all issue a collective: a call of the first.
+  void checkRecovered(const RecoveryExpr &Recovered, ASTContext &Context);
+  void checkHelperSite(const Expr &Call, const CollectiveSite &What,
+                       bool Blocking, ASTContext &Context);
+  CollectiveSites &sites(ASTContext &Context);
   /// \p Helper: the helper \p Call runs, whose body issues the collective;
   /// null when \p Call is the collective.
-  void report(const CallExpr &Call, const FunctionDecl *Helper,
+  void report(const Expr &Call, const FunctionDecl *Helper,
               CollectiveKind Kind, bool Blocking, const PerParameterSite &Site);
   bool isBlocking(const CallExpr &Collective, const CollectiveInfo &Info,
                   const Stmt &Iteration, ASTContext &Context) const;
-  bool isCoalesced(const CallExpr &Collective, ASTContext &Context) const;
+  bool isCoalesced(const Expr &Collective, ASTContext &Context) const;
 
   std::unique_ptr<CollectiveSites> Sites;
 };

@@ -4,6 +4,12 @@
 // RUN: not %ddplint %s --checks='-*,ddp-per-parameter-allreduce' -- %mock_flags 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
 //
+// A call that does not type-check is a call of its candidates; the compile
+// error goes to standard error, the finding to standard output:
+// RUN: not %ddplint %s --checks='-*,ddp-per-parameter-allreduce' -- %mock_flags -DWITH_BROKEN_CODE 2>%t.err \
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-BROKEN -implicit-check-not='{{warning|error}}:'
+// RUN: FileCheck %s -check-prefix=CHECK-ERROR < %t.err
+//
 // test/integration runs this same file against the real LibTorch headers.
 // MPI, NCCL, boost::mpi, c10d 2.x and configured collectives:
 // ddp-per-parameter-allreduce-apis.cpp.
@@ -293,6 +299,29 @@ void helper_called_once(Net &model, c10d::ProcessGroup &pg) {
     grads.push_back(p.grad());
   sync_all(pg, grads);
 }
+
+#ifdef WITH_BROKEN_CODE
+// `grad()` is a const reference: no candidate takes it, on any LibTorch.
+void all_reduce_grad(torch::Tensor &grad, c10d::ProcessGroup &pg) {
+  std::vector<at::Tensor> tensors{grad};
+  pg.allreduce(tensors)->wait();
+}
+void does_not_type_check(Net &model, c10d::ProcessGroup &pg) {
+  for (auto &p : model->parameters())
+    all_reduce_grad(p.grad(), pg);
+  // CHECK-ERROR: :[[@LINE-1]]:5: error: no matching function for call to 'all_reduce_grad'
+  // CHECK-BROKEN: :[[@LINE-2]]:5: warning: 'all_reduce_grad' issues one blocking allreduce per parameter
+  // CHECK-BROKEN: :[[@LINE-4]]:3: note: loop over the parameters here
+  // CHECK-BROKEN: :[[@LINE-8]]:3: note: the collective is issued here, inside 'all_reduce_grad'
+}
+// A broken call whose candidate issues no collective stays silent.
+void scale_grad(torch::Tensor &grad, double factor) { grad.mul_(factor); }
+void broken_but_local(Net &model) {
+  for (auto &p : model->parameters())
+    scale_grad(p.grad(), 0.5);
+  // CHECK-ERROR: :[[@LINE-1]]:5: error: no matching function for call to 'scale_grad'
+}
+#endif
 
 //===----------------------------------------------------------------------===//
 // Known false negatives
