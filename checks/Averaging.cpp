@@ -73,7 +73,8 @@ bool Averaging::isWorldSize(const Expr *E) const {
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return WorldSizeDecls.contains(DRE->getDecl()) ||
              (!isa<FunctionDecl>(DRE->getDecl()) &&
-              isWorldSizeName(identifierName(DRE->getDecl())));
+              isWorldSizeName(identifierName(DRE->getDecl()))) ||
+             isReducedCount(E);
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return isa<FieldDecl>(ME->getMemberDecl()) &&
              (WorldSizeDecls.contains(ME->getMemberDecl()) ||
@@ -89,7 +90,7 @@ bool Averaging::isWorldSize(const Expr *E) const {
     const auto *Call = dyn_cast<CallExpr>(E);
     if (!Call)
       return false;
-    if (Model.vocabulary().returnsWorldSize(*Call))
+    if (Model.vocabulary().returnsWorldSize(*Call) || isReducedCount(Call))
       return true;
     const FunctionDecl *FD = Call->getDirectCallee();
     if (!FD)
@@ -113,6 +114,32 @@ bool Averaging::isWorldSize(const Expr *E) const {
       return llvm::any_of(Call->arguments(),
                           [&](const Expr *Arg) { return isWorldSize(Arg); });
     return false;
+  }
+  return false;
+}
+
+bool Averaging::isReducedCount(const Expr *E) const {
+  for (unsigned Depth = 0; E && Depth < 4; ++Depth) {
+    E = strip(E);
+    // A local initialised with one: `const double tokens = all_sum(pg, n);`.
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      const auto *Var = dyn_cast<VarDecl>(DRE->getDecl());
+      if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
+          !Var->getType().isConstQualified())
+        return false;
+      E = Var->getInit();
+      continue;
+    }
+    // A helper of this unit that all-reduces a number and returns it.
+    const auto *Call = dyn_cast<CallExpr>(E);
+    const CodeUnit *Callee = Call ? Model.calleeUnit(*Call) : nullptr;
+    if (!Callee || !Callee->Function->getReturnType()->isArithmeticType())
+      return false;
+    return llvm::any_of(Callee->Calls, [&](const CallExpr *Inner) {
+      std::optional<CollectiveInfo> Info =
+          Model.vocabulary().classifyCollective(*Inner);
+      return Info && Info->Kind == CollectiveKind::AllReduce;
+    });
   }
   return false;
 }

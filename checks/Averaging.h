@@ -35,6 +35,10 @@ public:
   bool isWorldSize(const Expr *E) const;
   /// Whether E's value is a quotient by the world size (`1.0 / ws`).
   bool isPerRank(const Expr *E) const;
+  /// A count summed over every rank, which averages as the world size does
+  /// (`grad.div_(total_tokens)`): the number a helper of this unit returns
+  /// from an all-reduce, or a const local initialised with it.
+  bool isReducedCount(const Expr *E) const;
   /// When E divides a tensor by the world size (or multiplies it by
   /// 1 / world size), the tensor expression scaled; null otherwise.
   const Expr *averagedTensor(const Expr *E) const;

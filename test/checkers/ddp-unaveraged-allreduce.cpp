@@ -745,6 +745,40 @@ void false_positive_copy_filled_later(c10d::ProcessGroup &pg, Net &model,
 // - a learning rate divided by the world size anywhere in the file silences
 //   every report of the file.
 
+// Summed, then divided by a count summed over every rank (tokens, samples):
+// an average over the whole batch. Divided by this rank's own count, the sum
+// stays N times too large.
+double all_sum(c10d::ProcessGroup &pg, double local) {
+  std::vector<at::Tensor> value{torch::tensor({local}, torch::kDouble)};
+  pg.allreduce(value)->wait();
+  return value[0].item<double>();
+}
+void divided_by_reduced_count(c10d::ProcessGroup &pg, Net &model,
+                              torch::optim::SGD &optimizer, double local_tokens) {
+  model->forward(torch::ones({2, 4})).sum().backward();
+  std::vector<at::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  pg.allreduce_coalesced(grads)->wait();
+  const double tokens = all_sum(pg, local_tokens);
+  for (auto &g : grads)
+    g.div_(tokens);
+  optimizer.step();
+}
+void divided_by_local_count(c10d::ProcessGroup &pg, Net &model,
+                            torch::optim::SGD &optimizer, double local_tokens) {
+  model->forward(torch::ones({2, 4})).sum().backward();
+  std::vector<at::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  pg.allreduce_coalesced(grads)->wait();
+  // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: 'allreduce_coalesced' sums the gradients over all ranks and nothing divides them by the world size
+  for (auto &g : grads)
+    g.div_(local_tokens);
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with the summed gradients here
+}
+
 //===----------------------------------------------------------------------===//
 // Helpers whose reduction the caller picks
 //===----------------------------------------------------------------------===//
