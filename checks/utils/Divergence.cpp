@@ -679,11 +679,23 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr *Call) {
   // How many elements a container holds depends on what was inserted when,
   // not on the values inserted: a bucket of unreduced gradients has the
   // same size everywhere.
-  if (Object && (Name == "size" || Name == "empty" || Name == "length") &&
+  // Nor does where it begins and ends: a range-for over a vector of
+  // unreduced gradients runs as often on every rank.
+  bool Bound = Name == "begin" || Name == "end" || Name == "cbegin" ||
+               Name == "cend";
+  if (Object &&
+      (Name == "size" || Name == "empty" || Name == "length" ||
+       (Bound && !Vocabulary::dataLoaderOfHandle(Object->getType()))) &&
       isa<CXXMethodDecl>(FD) && inSystemHeader(*FD)) {
     Divergence D = ValueOf(Object);
     D.drop(DivergenceSource::LocalData);
     D.drop(DivergenceSource::GradientValue);
+    // A container of tensors handed in (the gradients, a bucket's tensors)
+    // holds as many as the model has: what callers pass says how the
+    // values differ, not how many there are.
+    QualType T = Object->getType();
+    if (Vocabulary::isTensorType(T) && !Vocabulary::isTensor(T))
+      return D.sourcesOnly();
     return D;
   }
   if (Object && (Name == "begin" || Name == "end" || Name == "cbegin" ||

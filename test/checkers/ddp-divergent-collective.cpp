@@ -705,6 +705,21 @@ void rank_offset_shard(ProcessGroup &pg, torch::nn::Module &model,
     sync_gradients(pg, model);
 }
 
+// A loop over a vector of gradients handed in runs once per tensor of the
+// model on every rank, whatever the gradients hold.
+void allreduce_each(ProcessGroup &pg, std::vector<torch::Tensor> &grads) {
+  for (auto &g : grads) {
+    std::vector<at::Tensor> one{g};
+    pg.allreduce(one)->wait();
+  }
+}
+void gradients_handed_to_a_loop(ProcessGroup &pg, torch::nn::Module &model) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model.parameters())
+    grads.push_back(p.grad());
+  allreduce_each(pg, grads);
+}
+
 // A helper handed the rank and a non-const reference changes the value only
 // if its body writes it.
 void print_totals(int rank, torch::Tensor &totals) {
@@ -798,6 +813,8 @@ private:
 //===----------------------------------------------------------------------===//
 
 // A range-for over a loader whose ranks hold different numbers of batches
-// (a sampler that does not pad, per-rank files) is taken as uniform.
+// (a sampler that does not pad, per-rank files) is taken as uniform, and so
+// is a loop over a container of tensors handed in, whatever the caller
+// filled it with.
 // Values held in fields other than rank-named ones are tracked only through
 // the class's own methods.
