@@ -466,6 +466,13 @@ void DivergentCollectiveCheck::checkFunction(const FunctionDecl &Function) {
     if (const Stmt *Origin = F.Condition.origin(Why))
       if (!Condition || !isWithin(Origin, Condition, Parents))
         diag(locationOf(Origin), originNote(Why), DiagnosticIDs::Note);
+    // The chain into the helper: where its body issues the collective.
+    const CollectiveSite &What = F.Collective->What;
+    if (What.How == CollectiveSite::Via::Helper && What.Callee)
+      if (const Expr *Inside = Analysis->sites().firstIssued(*What.Callee))
+        diag(locationOf(Inside), "the collective is issued here, inside %0",
+             DiagnosticIDs::Note)
+            << What.Callee;
   }
 }
 
