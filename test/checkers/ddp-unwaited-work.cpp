@@ -5,13 +5,16 @@
 // RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
 //
 // A discarded Work gets a note offering to wait right there: an unsafe fix-it
-// (it may serialise work meant to overlap), applied by -fix-notes only:
-// RUN: cp %s %t.cpp
-// RUN: %clang_tidy %t.cpp -fix-notes -checks='-*,ddp-unwaited-work' -- %mock_flags > /dev/null 2>&1
-// RUN: FileCheck %s -check-prefix=CHECK-FIXES < %t.cpp
-// RUN: cp %s %t.cpp
-// RUN: %clang_tidy %t.cpp -fix -checks='-*,ddp-unwaited-work' -- %mock_flags > /dev/null 2>&1
-// RUN: cmp %s %t.cpp
+// (it may serialise work meant to overlap), applied by -fix-notes only. The
+// fixes run on a copy with the CHECK comments blanked, so that only fixed code
+// can match:
+// RUN: sed -E 's#//[[:space:]]*CHECK-[A-Z0-9-]*:.*#//#' %s > %t.orig.cpp
+// RUN: cp %t.orig.cpp %t.cpp
+// RUN: %clang_tidy %t.cpp -fix-notes -checks='-*,ddp-unwaited-work' -- %mock_flags > /dev/null 2> %t.fix.err
+// RUN: FileCheck %s -check-prefix=CHECK-FIXES --match-full-lines < %t.cpp
+// RUN: cp %t.orig.cpp %t.cpp
+// RUN: %clang_tidy %t.cpp -fix -checks='-*,ddp-unwaited-work' -- %mock_flags > /dev/null 2> %t.fix.err
+// RUN: cmp %t.orig.cpp %t.cpp
 //
 // test/integration runs this same file against the real LibTorch headers.
 // MPI requests and c10d 2.x / older c10d shapes: ddp-unwaited-work-apis.cpp.
