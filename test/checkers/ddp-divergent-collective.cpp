@@ -2,14 +2,17 @@
 // (MPI included):
 // RUN: %clang_tidy %s -checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
-// RUN: not %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI 2>/dev/null \
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI 2> %t.err \
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
 //
 // The same findings with the c10d of LibTorch 2.x and of 1.7 and before:
-// RUN: not %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI -DDDPLINT_MOCK_C10D_V2 2>/dev/null \
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI -DDDPLINT_MOCK_C10D_V2 2> %t.err2 \
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
-// RUN: not %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI -DDDPLINT_MOCK_C10D_OLD 2>/dev/null \
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err2
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI -DDDPLINT_MOCK_C10D_OLD 2> %t.err3 \
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err3
 //
 // RankVariables adds names that hold the rank:
 // RUN: %clang_tidy %s -checks='-*,ddp-divergent-collective' \

@@ -1,8 +1,9 @@
 // Both entry points, the clang-tidy plugin and the driver, on the mock headers:
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
-// RUN: not %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags 2>/dev/null \
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags 2> %t.err \
 // RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
 //
 // A framework collective named in CollectiveFunctions, and a sync helper
 // named in GradientSyncFunctions, are syncs:
@@ -12,8 +13,9 @@
 // RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
 //
 // Code clang cannot build (a call into a missing header) may be the sync:
-// RUN: not %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags -DWITH_BROKEN_CODE 2>/dev/null \
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags -DWITH_BROKEN_CODE 2> %t.broken.err \
 // RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN: FileCheck %s -check-prefix=CHECK-ERROR -implicit-check-not='error:' < %t.broken.err
 //
 // test/integration runs this same file against the real LibTorch headers.
 
@@ -719,12 +721,14 @@ void gated_sync(c10d::ProcessGroup &pg, Net &model,
 
 #ifdef WITH_BROKEN_CODE
 #include "mpi_helpers_not_installed.h"
+// CHECK-ERROR: :[[@LINE-1]]:10: error: 'mpi_helpers_not_installed.h' file not found
 void broken_sync(c10d::ProcessGroup &pg, Net &model,
                  torch::optim::SGD &optimizer, Batch &batch) {
   auto loss = F::mse_loss(model->forward(batch.data), batch.target);
   loss.backward();
   for (auto &p : model->parameters())
     mpi_helpers::average(p.grad());
+  // CHECK-ERROR: :[[@LINE-1]]:5: error: use of undeclared identifier 'mpi_helpers'
   optimizer.step();
 }
 #endif
