@@ -220,6 +220,17 @@ private:
   bool isParameterLike(const Expr *E, unsigned Depth = 0) const;
   bool isHookParameter(const ParmVarDecl &P) const;
   void transfer(const Stmt *S, const CFGBlock &B);
+  /// `optimizer.step([&] { ...; loss_value = loss.item<double>(); ... })`:
+  /// the closure runs inside the step, so what it assigns to this
+  /// function's locals through by-reference captures is assigned at the
+  /// step.
+  void closureAssignments(const CallExpr &Step, const CFGBlock &B);
+  /// The value of an expression of such a closure, in this function's
+  /// terms: its locals, its batches, and the closure's own locals followed
+  /// to their initialisers.
+  /// A closure's local handed to a collective in \p Body holds the same
+  /// on every rank afterwards.
+  Divergence closureValue(const Expr *E, const Stmt &Body, unsigned Depth);
   void define(Slot Where, Divergence D, bool Overwrite, const CFGBlock &B);
   void clear(const VarDecl *V);
   void sanitize(const CollectiveSite &Site, const CallExpr &Call);
