@@ -101,8 +101,49 @@ void UnaveragedAllreduceCheck::analyze(const GradientModel &Model) {
       const CallExpr *SteppedAt = nullptr;
       if (!averaged(Model, Average, *U, *Call, /*IsReduction=*/true, 0,
                     SteppedAt))
-        report(*Call, SteppedAt);
+        report(*Call, calleeName(*Call), SteppedAt);
     }
+    for (const Stmt *Broken : U->Broken)
+      if (const auto *Recovered = dyn_cast<RecoveryExpr>(Broken))
+        checkRecovered(Model, Average, *U, *Recovered);
+  }
+}
+
+void UnaveragedAllreduceCheck::checkRecovered(const GradientModel &Model,
+                                              const Averaging &Average,
+                                              const CodeUnit &U,
+                                              const RecoveryExpr &Recovered) {
+  llvm::ArrayRef<const Expr *> Parts = Recovered.subExpressions();
+  const auto *Callee =
+      Parts.empty() ? nullptr : dyn_cast<UnresolvedLookupExpr>(Parts[0]);
+  if (!Callee)
+    return;
+  // The first candidate of the call's arity defined here: what was meant.
+  const CodeUnit *Helper = nullptr;
+  for (const NamedDecl *D : Callee->decls())
+    if (const auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl()))
+      if (FD->getNumParams() == Parts.size() - 1 && !Helper)
+        Helper = Model.unitOf(FD);
+  if (!Helper)
+    return;
+  ParameterBindings Bindings;
+  bool PassesGradients = false;
+  for (unsigned I = 1; I < Parts.size(); ++I) {
+    Bindings[Helper->Function->getParamDecl(I - 1)] = Parts[I];
+    PassesGradients |= (Model.role(U, Parts[I]) & GradientRole) != 0;
+  }
+  if (!PassesGradients)
+    return;
+  for (const CallExpr *Reduction : Helper->Calls) {
+    if (Vocab.reduceOp(*Reduction, Helper->Body, Model.context(), &Bindings) !=
+        ReduceOpKind::Sum)
+      continue;
+    const CallExpr *SteppedAt = nullptr;
+    if (!averaged(Model, Average, U, Recovered, /*IsReduction=*/true, 0,
+                  SteppedAt))
+      report(Recovered, "'" + Callee->getName().getAsString() + "'",
+             SteppedAt, Reduction);
+    return;
   }
 }
 
@@ -126,24 +167,27 @@ void UnaveragedAllreduceCheck::checkCallers(const GradientModel &Model,
     const CallExpr *SteppedAt = nullptr;
     if (!averaged(Model, Average, *Site.Caller, *Site.Call,
                   /*IsReduction=*/true, 0, SteppedAt))
-      report(*Site.Call, SteppedAt, &Reduction);
+      report(*Site.Call, calleeName(*Site.Call), SteppedAt, &Reduction);
   }
 }
 
-void UnaveragedAllreduceCheck::report(const CallExpr &Reduction,
+void UnaveragedAllreduceCheck::report(const Expr &Reduction,
+                                      const std::string &Name,
                                       const CallExpr *SteppedAt,
                                       const CallExpr *Inside) {
-  CollectiveApi Api = Vocab.classifyCollective(Inside ? *Inside : Reduction)->Api;
+  CollectiveApi Api =
+      Vocab.classifyCollective(Inside ? *Inside : cast<CallExpr>(Reduction))
+          ->Api;
   diag(Reduction.getExprLoc(),
        "%0 sums the gradients over all ranks and nothing divides them by "
        "the world size before the optimizer step: gradients are summed "
        "over N ranks, so the effective learning rate is N times larger; "
        "%1")
-      << calleeName(Reduction) << fixFor(Api);
+      << Name << fixFor(Api);
   if (Inside)
     diag(Inside->getExprLoc(), "the sum is taken here, inside %0",
          DiagnosticIDs::Note)
-        << calleeName(Reduction);
+        << Name;
   if (SteppedAt)
     diag(SteppedAt->getExprLoc(),
          "%select{the parameters are updated|the optimizer steps}0 with "
@@ -155,7 +199,7 @@ void UnaveragedAllreduceCheck::report(const CallExpr &Reduction,
 bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
                                         const Averaging &Average,
                                         const CodeUnit &U,
-                                        const CallExpr &Anchor,
+                                        const Expr &Anchor,
                                         bool IsReduction, unsigned Depth,
                                         const CallExpr *&SteppedAt) const {
   if (Model.hidesCode(U, looksLikeAverage))
@@ -182,7 +226,8 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
 
   // A bucket kept in a field, or a Work kept for later: the wrapper averages
   // in the method that completes the reduction.
-  if (IsReduction && completesElsewhere(Model, U, Anchor))
+  const auto *Reduction = dyn_cast<CallExpr>(&Anchor);
+  if (IsReduction && Reduction && completesElsewhere(Model, U, *Reduction))
     if (const CXXRecordDecl *Class = GradientModel::memberOf(U))
       for (const auto &Other : Model.units())
         if (GradientModel::memberOf(*Other) == Class &&
@@ -196,7 +241,8 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
   // Code clang could not build may be the average.
   llvm::SmallVector<const Stmt *, 8> Avoid(Backwards.begin(), Backwards.end());
   for (const Stmt *A : llvm::concat<const Stmt *const>(Averages, U.Broken))
-    Avoid.push_back(Model.widen(U, A, Barriers));
+    if (A != &Anchor) // a call that does not type-check, checked as the sum
+      Avoid.push_back(Model.widen(U, A, Barriers));
   for (const Stmt *S : Steps)
     if (Flow.reachable(&Anchor, S, Avoid)) {
       SteppedAt = cast<CallExpr>(S);

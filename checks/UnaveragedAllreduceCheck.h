@@ -28,17 +28,23 @@ private:
   /// same step, after it on every path, or by every caller. Sets \p SteppedAt
   /// to a step reached with the plain sum.
   bool averaged(const GradientModel &Model, const Averaging &Average,
-                const CodeUnit &U, const CallExpr &Anchor, bool IsReduction,
+                const CodeUnit &U, const Expr &Anchor, bool IsReduction,
                 unsigned Depth, const CallExpr *&SteppedAt) const;
   /// A reduction in a helper whose operation the caller picks
   /// (`distributed::allreduce(t, Op::Sum)`): checked at each call of the
   /// helper that passes a sum of gradients.
   void checkCallers(const GradientModel &Model, const Averaging &Average,
                     const CodeUnit &Helper, const CallExpr &Reduction);
-  /// \p Helper: where the reduction sits when \p Reduction is not
-  /// itself the collective but a call of the helper issuing it.
-  void report(const CallExpr &Reduction, const CallExpr *SteppedAt,
-              const CallExpr *Inside = nullptr);
+  /// A call that does not type-check (`all_reduce(p.grad(), pg, SUM)` with
+  /// a `Tensor &` parameter), kept by clang as a recovery expression: a
+  /// call of its first candidate of that arity defined here.
+  void checkRecovered(const GradientModel &Model, const Averaging &Average,
+                      const CodeUnit &U, const RecoveryExpr &Recovered);
+  /// \p Name: the quoted name of what \p Reduction calls; \p Inside: the
+  /// collective in the helper \p Reduction calls, when it is not itself
+  /// the collective.
+  void report(const Expr &Reduction, const std::string &Name,
+              const CallExpr *SteppedAt, const CallExpr *Inside = nullptr);
 };
 
 } // namespace clang::tidy::ddp

@@ -723,6 +723,46 @@ void gradients_handed_to_a_loop(ProcessGroup &pg, torch::nn::Module &model) {
   allreduce_each(pg, grads);
 }
 
+// The closure an optimizer step runs assigns the caller's locals through
+// its by-reference captures: the loss it computed from this rank's batch.
+void closure_loss_early_stop(Loader &loader, torch::nn::Module &model,
+                             torch::optim::SGD &optimizer, ProcessGroup &pg) {
+  for (auto &batch : loader) {
+    double loss_value = 0.0;
+    optimizer.step([&] {
+      auto loss = batch.data.sum();
+      loss.backward();
+      loss_value = loss.item<double>();
+      return loss;
+    });
+    if (loss_value < 0.1)
+      break;
+    sync_gradients(pg, model);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'sync_gradients', which is handed the communicator and so issues collectives, is skipped by ranks that leave early through 'break' on a condition that depends on this rank's own data
+    // CHECK-MESSAGES: :[[@LINE-4]]:9: note: this condition depends on this rank's own data
+    // CHECK-MESSAGES: :[[@LINE-4]]:7: note: ranks where it holds leave through this 'break'
+    // CHECK-MESSAGES: :[[@LINE-14]]:22: note: this rank's own data comes from here
+  }
+}
+// The same loss reduced inside the closure before it is kept.
+void closure_reduced_loss(Loader &loader, torch::nn::Module &model,
+                          torch::optim::SGD &optimizer, ProcessGroup &pg) {
+  for (auto &batch : loader) {
+    double loss_value = 0.0;
+    optimizer.step([&] {
+      auto loss = batch.data.sum();
+      loss.backward();
+      std::vector<at::Tensor> mean{loss.detach()};
+      pg.allreduce(mean)->wait();
+      loss_value = mean[0].item<double>();
+      return loss;
+    });
+    if (loss_value < 0.1)
+      break;
+    sync_gradients(pg, model);
+  }
+}
+
 // A helper handed the rank and a non-const reference changes the value only
 // if its body writes it.
 void print_totals(int rank, torch::Tensor &totals) {

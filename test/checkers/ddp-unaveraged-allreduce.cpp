@@ -5,6 +5,12 @@
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
 // RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
 //
+// A call that does not type-check is a call of its candidates; the compile
+// error goes to standard error, the finding to standard output:
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unaveraged-allreduce' -- %mock_flags -DWITH_BROKEN_CODE 2> %t.broken \
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI,CHECK-BROKEN -implicit-check-not='{{warning|error}}:'
+// RUN: FileCheck %s -check-prefix=CHECK-ERROR < %t.broken
+//
 // A framework collective named in CollectiveFunctions sums too; a world-size
 // function named in WorldSizeFunctions averages:
 // RUN: %clang_tidy %s -checks='-*,ddp-unaveraged-allreduce' \
@@ -836,6 +842,34 @@ void helper_handed_the_op(Net &model, torch::optim::SGD &optimizer) {
   optimizer.step();
   // CHECK-MESSAGES: :[[@LINE-1]]:13: note: the optimizer steps with the summed gradients here
 }
+
+#ifdef WITH_BROKEN_CODE
+// `grad()` is a const reference: no candidate takes it, on any LibTorch.
+void sum_into(torch::Tensor &grad, c10d::ProcessGroup &pg, c10d::ReduceOp op) {
+  c10d::AllreduceOptions options;
+  options.reduceOp = op;
+  std::vector<at::Tensor> tensors{grad};
+  pg.allreduce(tensors, options)->wait();
+}
+void broken_call_sums(Net &model, c10d::ProcessGroup &pg, torch::optim::SGD &optimizer) {
+  model->forward(torch::ones({2, 4})).sum().backward();
+  for (auto &p : model->parameters())
+    sum_into(p.grad(), pg, c10d::ReduceOp::SUM);
+  // CHECK-ERROR: :[[@LINE-1]]:5: error: no matching function for call to 'sum_into'
+  // CHECK-BROKEN: :[[@LINE-2]]:5: warning: 'sum_into' sums the gradients over all ranks and nothing divides them by the world size
+  // CHECK-BROKEN: :[[@LINE-8]]:6: note: the sum is taken here, inside 'sum_into'
+  optimizer.step();
+  // CHECK-BROKEN: :[[@LINE-1]]:13: note: the optimizer steps with the summed gradients here
+}
+// The same broken call asking for an average.
+void broken_call_averages(Net &model, c10d::ProcessGroup &pg, torch::optim::SGD &optimizer) {
+  model->forward(torch::ones({2, 4})).sum().backward();
+  for (auto &p : model->parameters())
+    sum_into(p.grad(), pg, c10d::ReduceOp::AVG);
+  // CHECK-ERROR: :[[@LINE-1]]:5: error: no matching function for call to 'sum_into'
+  optimizer.step();
+}
+#endif
 
 //===----------------------------------------------------------------------===//
 // Class templates nothing instantiates: analysed as written
