@@ -1,9 +1,12 @@
 //===- main.cpp - ddp-scenario: the shared driver of the scenario table ---===//
 //
 //   ddp-scenario --list
+//   ddp-scenario --cuda-usable
 //   ddp-scenario NAME VARIANT [--steps K] [--device cpu|cuda]
 //
-// `--list` prints the table as JSON for `ddp-harness scenarios`. Otherwise
+// `--list` prints the table as JSON for `ddp-harness scenarios`;
+// `--cuda-usable` exits 0 when this LibTorch has a usable CUDA device, 77
+// otherwise (a GPU with a CPU-only LibTorch included). Otherwise
 // it runs one variant of one scenario on this rank, with the process group
 // from torchrun's environment and the probe writing into
 // $DDP_HARNESS_RUN_DIR. Exit codes: 0 done, 1 the scenario failed, 2 bad
@@ -44,6 +47,7 @@ int usage(const char *Message) {
   std::fprintf(stderr,
                "ddp-scenario: %s\n"
                "usage: ddp-scenario --list\n"
+               "       ddp-scenario --cuda-usable\n"
                "       ddp-scenario NAME VARIANT [--steps K] "
                "[--device cpu|cuda]\n",
                Message);
@@ -63,6 +67,17 @@ int main(int Argc, char **Argv) {
   if (Argc == 2 && std::strcmp(Argv[1], "--list") == 0) {
     printList();
     return 0;
+  }
+  // What the test suites ask before running on a GPU: a GPU on the machine
+  // is not enough, this LibTorch must have been built with CUDA.
+  if (Argc == 2 && std::strcmp(Argv[1], "--cuda-usable") == 0) {
+    if (ddpharness::cuda_usable()) {
+      std::printf("cuda usable: %d device(s)\n",
+                  static_cast<int>(torch::cuda::device_count()));
+      return 0;
+    }
+    std::printf("no usable CUDA device for this LibTorch\n");
+    return ddpharness::kSkipExitCode;
   }
   if (Argc < 3)
     return usage("expected --list, or a scenario and a variant");

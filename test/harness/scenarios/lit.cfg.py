@@ -3,7 +3,8 @@
 #   python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv test/harness/scenarios).
 # Real LibTorch ranks over Gloo on the CPU. GPU tests are marked
 # `REQUIRES: cuda`: lit reports them UNSUPPORTED, by name, where no GPU is
-# usable (the project's machines), never as passed.
+# usable (the project's machines) or the LibTorch has no CUDA, and prints
+# which of the two; never as passed.
 import os
 import shutil
 import subprocess
@@ -45,7 +46,22 @@ def gpu_usable():
         return False
 
 
-if gpu_usable():
+def libtorch_cuda():
+    """Whether the LibTorch ddp-scenario was built against can use the GPU:
+    a GPU with a CPU-only LibTorch cannot run the CUDA tests either."""
+    try:
+        return subprocess.run([scenario, "--cuda-usable"], capture_output=True,
+                               timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+if not gpu_usable():
+    lit_config.note("CUDA tests unsupported: no GPU (nvidia-smi -L fails)")
+elif not libtorch_cuda():
+    lit_config.note("CUDA tests unsupported: a GPU, but the LibTorch "
+                    "ddp-scenario was built against has no usable CUDA device")
+else:
     config.available_features.add("cuda")
 
 here = os.path.dirname(__file__)
