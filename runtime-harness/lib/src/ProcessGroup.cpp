@@ -24,6 +24,17 @@ std::string envOr(const char *Name, const char *Default) {
   return V && *V ? V : Default;
 }
 
+/// LibTorch 2.x builds the libuv-based store by default, and a LibTorch built
+/// without libuv (Debian's 2.6) aborts every rank on it ("use_libuv was
+/// requested but PyTorch was build without libuv support"). The classic
+/// store exists in every version; 1.x has no such option.
+template <typename StoreOptions>
+auto useClassicStore(StoreOptions &Options, int)
+    -> decltype(Options.useLibUV = false, void()) {
+  Options.useLibUV = false;
+}
+template <typename StoreOptions> void useClassicStore(StoreOptions &, long) {}
+
 /// A whole decimal number in [Min, Max], or an error naming the variable.
 long envInt(const char *Name, const char *Default, long Min, long Max) {
   const char *V = std::getenv(Name);
@@ -147,6 +158,7 @@ ddpharness::init_process_group_from_env(const ProcessGroupOptions &O) {
   StoreOptions.isServer = D.rank == 0;
   StoreOptions.numWorkers = D.world_size;
   StoreOptions.timeout = O.timeout;
+  useClassicStore(StoreOptions, 0);
   auto Store = c10::make_intrusive<c10d::TCPStore>(Addr, StoreOptions);
 
   if (D.backend == "gloo") {

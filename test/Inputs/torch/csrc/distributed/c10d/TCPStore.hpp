@@ -17,6 +17,11 @@ struct TCPStoreOptions {
   bool waitWorkers = true;
   std::chrono::milliseconds timeout = Store::kDefaultTimeout;
   bool multiTenant = false;
+#ifdef DDPLINT_MOCK_C10D_V2
+  // 2.x: the libuv-based store by default.
+  c10::optional<int> masterListenFd = c10::nullopt;
+  bool useLibUV = true;
+#endif
 };
 
 class TORCH_API TCPStore : public Store {
