@@ -38,12 +38,36 @@ mocks = ("-std=c++17 -isystem " + os.path.join(src, "test", "Inputs") +
 torch = ("-std=c++17 -DUSE_C10D_GLOO "
          "-isystem /usr/include/torch/csrc/api/include")
 
+# LibTorch 2.x: Debian trixie's LibTorch 2.6 headers (c10d's Backend API,
+# namespace-level Work), fetched into the build tree by
+# scripts/libtorch2-headers, which scripts/run-tests runs (--param
+# libtorch2_dir=... names another copy). Named with -isystem, as %torch_flags
+# names 1.13's and as CMake names an installed LibTorch: directories given
+# with -isystem are searched before /usr/include, so these win over
+# bookworm's LibTorch 1.13 there.
+libtorch2 = os.path.abspath(lit_config.params.get(
+    "libtorch2_dir", os.path.join(obj, "libtorch2")))
+torch2 = ("-std=c++17 -DUSE_C10D_GLOO -isystem " +
+          os.path.join(libtorch2, "usr", "include") + " -isystem " +
+          os.path.join(libtorch2, "usr", "include", "torch", "csrc", "api",
+                       "include"))
+if (os.path.isfile(os.path.join(libtorch2, "stamp")) and
+        os.path.isfile(os.path.join(libtorch2, "usr", "include", "torch", "csrc",
+                                    "api", "include", "torch", "torch.h"))):
+    config.available_features.add("libtorch2")
+else:
+    lit_config.note("LibTorch 2.x tests unsupported: no LibTorch 2.6 headers in "
+                    + libtorch2 + " (scripts/libtorch2-headers " + libtorch2 +
+                    " fetches them from Debian trixie; it needs the network "
+                    "once)")
+
 config.substitutions.extend([
     ("%clang_tidy", "clang-tidy-16 -load " + plugin),
     ("%ddplint", os.path.join(obj, "bin", "ddplint")),
     ("%probe", "clang-tidy-16 -load " + probe + " -checks=-*,probe-vocabulary"),
     ("%mock_flags", mocks),
     ("%torch_flags", torch),
+    ("%torch2_flags", torch2),
     ("%examples", os.path.join(src, "examples")),
     ("%src_root", src),
     ("%python", sys.executable),
