@@ -167,7 +167,7 @@ struct ReducedTensors {
 void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
   if (!S)
     return;
-  if (const auto *Call = dyn_cast<CallExpr>(S))
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
     if (Vocabulary::isGradAccess(*Call)) {
       Out.Gradients = true;
       if (const ValueDecl *Of = handleDecl(
@@ -176,6 +176,17 @@ void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
           Out.GradientsOf.insert(Var);
       return;
     }
+    // A helper of this unit that hands back tensors it took from the
+    // gradients (`auto grads = gradients(model);`).
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    const FunctionDecl *Def = Callee ? userDefinition(*Callee) : nullptr;
+    if (Def && Vocabulary::isTensorType(Def->getReturnType()) &&
+        containsWhere(Def->getBody(), [](const Stmt *Inner) {
+          const auto *Access = dyn_cast<CallExpr>(Inner);
+          return Access && Vocabulary::isGradAccess(*Access);
+        }))
+      Out.Gradients = true;
+  }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
     if (Var && Vocabulary::isTensorType(Var->getType()) &&

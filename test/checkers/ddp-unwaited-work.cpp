@@ -152,6 +152,23 @@ void positive_gradients_of_fields(Net &model, c10d::ProcessGroup &pg,
   // CHECK-MESSAGES: :[[@LINE-1]]:3: note: optimizer step here
   work->wait();
 }
+// The gradients come back from a helper of this unit.
+std::vector<at::Tensor> gradients_of(Net &model) {
+  std::vector<at::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad());
+  return grads;
+}
+void positive_gradients_from_helper(Net &model, c10d::ProcessGroup &pg,
+                                    torch::optim::SGD &optimizer) {
+  std::vector<at::Tensor> grads = gradients_of(model);
+  auto work = pg.allreduce(grads);
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'allreduce' may still be running when the optimizer steps: the work kept in 'work' is not waited for on this path
+  optimizer.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: optimizer step here
+  work->wait();
+}
+
 void negative_gradients_of_fields_waited(Net &model, c10d::ProcessGroup &pg,
                                          torch::optim::SGD &optimizer) {
   std::vector<at::Tensor> grads{model->fc->weight.mutable_grad(),
