@@ -124,8 +124,8 @@ llvm::SmallVector<const Expr *, 4> argumentsOf(const Expr &Call) {
   if (const auto *C = dyn_cast<CallExpr>(&Call))
     Out.append(C->arg_begin(), C->arg_end());
   else if (const auto *Recovery = dyn_cast<RecoveryExpr>(&Call))
-    for (const Expr *Sub : Recovery->subExpressions().drop_front())
-      Out.push_back(Sub);
+    if (std::optional<RecoveredCall> Recovered = recoveredCall(*Recovery))
+      Out.append(Recovered->Arguments.begin(), Recovered->Arguments.end());
   return Out;
 }
 
@@ -346,30 +346,24 @@ void PerParameterAllreduceCheck::checkHelper(const CallExpr &Call,
 
 void PerParameterAllreduceCheck::checkRecovered(const RecoveryExpr &Recovered,
                                                 ASTContext &Context) {
-  llvm::ArrayRef<const Expr *> Parts = Recovered.subExpressions();
-  const auto *Callee = Parts.empty() ? nullptr
-                                     : dyn_cast<UnresolvedLookupExpr>(Parts[0]);
-  if (!Callee)
+  std::optional<RecoveredCall> Call = recoveredCall(Recovered);
+  if (!Call)
     return;
-  // Each candidate of the right arity must issue a collective.
+  // Each candidate must issue a collective; the first is taken as meant.
   std::optional<CollectiveSite> What;
-  for (const NamedDecl *D : Callee->decls()) {
-    const auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl());
-    if (!FD || FD->getNumParams() != Parts.size() - 1)
-      continue;
+  for (const FunctionDecl *FD : Call->Candidates) {
     const FunctionDecl *Def = userDefinition(*FD);
-    std::optional<CollectiveSite> Issued = Def ? sites(Context).issues(*Def)
-                                               : std::nullopt;
+    std::optional<CollectiveSite> Issued =
+        Def ? sites(Context).issues(*Def) : std::nullopt;
     if (!Issued)
       return;
     if (!What)
       What = CollectiveSite{CollectiveSite::Via::Helper, Def, Issued->Api,
                             Issued->Kind};
   }
-  if (What)
-    checkHelperSite(Recovered, *What,
-                    !Vocabulary::isWorkType(What->Callee->getReturnType()),
-                    Context);
+  checkHelperSite(Recovered, *What,
+                  !Vocabulary::isWorkType(What->Callee->getReturnType()),
+                  Context);
 }
 
 void PerParameterAllreduceCheck::checkHelperSite(const Expr &Call,

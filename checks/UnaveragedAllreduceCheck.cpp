@@ -113,24 +113,21 @@ void UnaveragedAllreduceCheck::checkRecovered(const GradientModel &Model,
                                               const Averaging &Average,
                                               const CodeUnit &U,
                                               const RecoveryExpr &Recovered) {
-  llvm::ArrayRef<const Expr *> Parts = Recovered.subExpressions();
-  const auto *Callee =
-      Parts.empty() ? nullptr : dyn_cast<UnresolvedLookupExpr>(Parts[0]);
-  if (!Callee)
+  std::optional<RecoveredCall> Call = recoveredCall(Recovered);
+  if (!Call)
     return;
-  // The first candidate of the call's arity defined here: what was meant.
+  // The first candidate defined here: what was meant.
   const CodeUnit *Helper = nullptr;
-  for (const NamedDecl *D : Callee->decls())
-    if (const auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl()))
-      if (FD->getNumParams() == Parts.size() - 1 && !Helper)
-        Helper = Model.unitOf(FD);
+  for (const FunctionDecl *FD : Call->Candidates)
+    if (!Helper)
+      Helper = Model.unitOf(FD);
   if (!Helper)
     return;
   ParameterBindings Bindings;
   bool PassesGradients = false;
-  for (unsigned I = 1; I < Parts.size(); ++I) {
-    Bindings[Helper->Function->getParamDecl(I - 1)] = Parts[I];
-    PassesGradients |= (Model.role(U, Parts[I]) & GradientRole) != 0;
+  for (unsigned I = 0; I < Call->Arguments.size(); ++I) {
+    Bindings[Helper->Function->getParamDecl(I)] = Call->Arguments[I];
+    PassesGradients |= (Model.role(U, Call->Arguments[I]) & GradientRole) != 0;
   }
   if (!PassesGradients)
     return;
@@ -141,7 +138,7 @@ void UnaveragedAllreduceCheck::checkRecovered(const GradientModel &Model,
     const CallExpr *SteppedAt = nullptr;
     if (!averaged(Model, Average, U, Recovered, /*IsReduction=*/true, 0,
                   SteppedAt))
-      report(Recovered, "'" + Callee->getName().getAsString() + "'",
+      report(Recovered, ("'" + Call->Name + "'").str(),
              SteppedAt, Reduction);
     return;
   }

@@ -508,6 +508,24 @@ llvm::StringRef spelledCalleeName(const CallExpr &Call) {
   return Identifier ? Identifier->getName() : "";
 }
 
+std::optional<RecoveredCall> recoveredCall(const RecoveryExpr &E) {
+  llvm::ArrayRef<const Expr *> Parts = E.subExpressions();
+  const auto *Callee =
+      Parts.empty() ? nullptr : dyn_cast<UnresolvedLookupExpr>(Parts[0]);
+  if (!Callee || !Callee->getName().getAsIdentifierInfo())
+    return std::nullopt;
+  RecoveredCall Call;
+  Call.Name = Callee->getName().getAsIdentifierInfo()->getName();
+  Call.Arguments = Parts.drop_front();
+  for (const NamedDecl *D : Callee->decls())
+    if (const auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl()))
+      if (FD->getNumParams() == Call.Arguments.size())
+        Call.Candidates.push_back(FD);
+  if (Call.Candidates.empty())
+    return std::nullopt;
+  return Call;
+}
+
 bool nameContainsAny(llvm::StringRef Name,
                      llvm::ArrayRef<llvm::StringLiteral> Parts) {
   std::string Lower = Name.lower();
@@ -658,11 +676,7 @@ namespace {
 /// The member a call left dependent in a template names (`x.backward()` on
 /// an `auto x` computed from a `Model`), or "".
 llvm::StringRef dependentMemberName(const CallExpr &Call) {
-  const CXXDependentScopeMemberExpr *Dependent =
-      Vocabulary::dependentMemberCall(Call);
-  if (!Dependent || !Dependent->getMember().isIdentifier())
-    return "";
-  return Dependent->getMember().getAsIdentifierInfo()->getName();
+  return Vocabulary::dependentMemberCall(Call) ? spelledCalleeName(Call) : "";
 }
 } // namespace
 

@@ -395,6 +395,17 @@ inline llvm::StringRef identifierName(const NamedDecl *D) {
 /// argument, `grads.push_back(p.grad())`) or by a compile error; "" for
 /// operators and callees that are expressions.
 llvm::StringRef spelledCalleeName(const CallExpr &Call);
+/// A call clang could not type-check and kept as a recovery expression
+/// (`all_reduce(p.grad(), pg)` binding a const gradient to a `Tensor &`):
+/// the functions its name lookup found that take as many arguments, in
+/// lookup order, and the arguments.
+struct RecoveredCall {
+  llvm::StringRef Name;
+  llvm::SmallVector<const FunctionDecl *, 2> Candidates;
+  llvm::ArrayRef<const Expr *> Arguments;
+};
+/// Null when \p E's callee is no name lookup, or no candidate fits.
+std::optional<RecoveredCall> recoveredCall(const RecoveryExpr &E);
 /// Whether \p Name, lowercased, contains one of \p Parts (lowercase): the
 /// name heuristics for code the vocabulary cannot resolve.
 bool nameContainsAny(llvm::StringRef Name,
