@@ -288,6 +288,158 @@ bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
                   "emplace_back", "reserve", "capacity"});
 }
 
+/// What one function does with pending work: where it keeps it, waits on
+/// it and steps the optimizer.
+struct WorkEvents {
+  std::vector<WorkStore> Stores;
+  std::vector<const CallExpr *> Waits, Steps;
+  /// Range-for loops: a wait on the loop variable waits on the container.
+  llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> LoopOver;
+};
+
+WorkEvents collectEvents(const Stmt &Body, const Vocabulary &Vocab,
+                         ASTContext &Context) {
+  WorkEvents Events;
+  for (const BoundNodes &N :
+       match(findAll(callExpr().bind("call")), Body, Context)) {
+    const auto *Call = N.getNodeAs<CallExpr>("call");
+    if (producesWork(*Call, Vocab)) {
+      WorkStore Store = storeOf(*Call, Vocab, Context);
+      if (Store.Holder)
+        Events.Stores.push_back(Store);
+    } else if (Vocabulary::isWaitCall(*Call)) {
+      Events.Waits.push_back(Call);
+    } else if (Vocab.isOptimizerStep(*Call)) {
+      Events.Steps.push_back(Call);
+    }
+  }
+  for (const BoundNodes &N :
+       match(findAll(cxxForRangeStmt().bind("for")), Body, Context)) {
+    const auto *For = N.getNodeAs<CXXForRangeStmt>("for");
+    if (For->getLoopVariable())
+      Events.LoopOver[For->getLoopVariable()] = For;
+  }
+  return Events;
+}
+
+/// The statements after which a holder's work is known complete, and the
+/// uses of the holder that are fine (its waits and stores).
+struct HolderCompletion {
+  llvm::SmallVector<const Stmt *, 4> Completions;
+  llvm::SmallVector<const Stmt *, 8> Accounted;
+};
+
+HolderCompletion completionOf(const VarDecl &Holder, const WorkEvents &Events,
+                              ASTContext &Context) {
+  HolderCompletion Done;
+  for (const CallExpr *Wait : Events.Waits) {
+    const ValueDecl *Waited = holderDecl(Vocabulary::waitedObject(*Wait));
+    if (Waited == &Holder) {
+      Done.Completions.push_back(Wait);
+      Done.Accounted.push_back(Wait);
+      // `for (i...) works[i]->wait();`: waiting on a container's elements
+      // in a loop; every path past the loop evaluates its condition.
+      if (!Vocabulary::isWorkType(Holder.getType()))
+        if (const Stmt *Condition = enclosingLoopCondition(*Wait, Context))
+          Done.Completions.push_back(Condition);
+      continue;
+    }
+    const auto *LoopVar = dyn_cast_or_null<VarDecl>(Waited);
+    auto It = LoopVar ? Events.LoopOver.find(LoopVar) : Events.LoopOver.end();
+    if (It != Events.LoopOver.end() &&
+        holderDecl(It->second->getRangeInit()) == &Holder) {
+      // Every path into the loop evaluates its range first.
+      Done.Completions.push_back(It->second->getRangeInit());
+      Done.Accounted.push_back(It->second->getRangeInit());
+    }
+  }
+  for (const WorkStore &Other : Events.Stores)
+    if (Other.Holder == &Holder)
+      Done.Accounted.push_back(Other.Site ? Other.Site : Other.Call);
+  return Done;
+}
+
+/// Whether another use of the holder hands the work on (returned, passed to
+/// a function, moved elsewhere): whoever gets it waits.
+bool escapes(const VarDecl &Holder, llvm::ArrayRef<const Stmt *> Accounted,
+             const Stmt &Body, ASTContext &Context) {
+  for (const BoundNodes &N :
+       match(findAll(declRefExpr(to(varDecl(equalsNode(&Holder)))).bind("ref")),
+             Body, Context)) {
+    const auto *Ref = N.getNodeAs<DeclRefExpr>("ref");
+    if (llvm::any_of(Accounted,
+                     [&](const Stmt *S) { return contains(S, Ref); }))
+      continue;
+    // `works.size()`, `works.reserve(n)`, `works.clear()` keep it here.
+    const Stmt *Parent = parentStmt(*Ref, Context);
+    while (Parent && isa<ImplicitCastExpr>(Parent))
+      Parent = parentStmt(*Parent, Context);
+    if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent))
+      if (const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
+        if (MD->getDeclName().isIdentifier() &&
+            isOneOf(MD->getName(), {"size", "empty", "reserve", "clear"}))
+          continue;
+    return true;
+  }
+  return false;
+}
+
+/// A use that must come after the work completes.
+struct Use {
+  const Stmt *Where;
+  const VarDecl *Tensor; // null for an optimizer step
+};
+
+/// The optimizer steps (when the collective's tensors can be the model's)
+/// and the reads of the collective's tensors.
+std::vector<Use> usesAfter(const WorkStore &Store, const WorkEvents &Events,
+                           const Stmt &Body, const Vocabulary &Vocab,
+                           ASTContext &Context) {
+  ReducedTensors Tensors;
+  for (const Expr *Arg : Store.Call->arguments())
+    collectTensors(Arg, Tensors, 0);
+  std::vector<Use> Uses;
+  if (touchesModel(Tensors, Body, Context))
+    for (const CallExpr *Step : Events.Steps)
+      Uses.push_back({Step, nullptr});
+  for (const BoundNodes &N :
+       match(findAll(declRefExpr().bind("ref")), Body, Context)) {
+    const auto *Ref = N.getNodeAs<DeclRefExpr>("ref");
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var || !Tensors.Variables.contains(Var) || contains(Store.Call, Ref))
+      continue;
+    // Handing the tensors to another collective is no read.
+    bool InCollective = false;
+    for (const Stmt *Up = parentStmt(*Ref, Context); Up && isa<Expr>(Up);
+         Up = parentStmt(*Up, Context))
+      if (const auto *Call = dyn_cast<CallExpr>(Up))
+        if (Vocab.classifyCollective(*Call)) {
+          InCollective = true;
+          break;
+        }
+    if (!InCollective && !isMetadataQuery(*Ref, Context))
+      Uses.push_back({Ref, Var});
+  }
+  return Uses;
+}
+
+/// The first use reached from the collective on a path that passes none of
+/// the completions.
+std::optional<Use> racingUse(const WorkStore &Store, llvm::ArrayRef<Use> Uses,
+                             llvm::ArrayRef<const Stmt *> Completions,
+                             const Reachability &Flow, ASTContext &Context) {
+  for (const Use &U : Uses) {
+    llvm::SmallVector<const Stmt *, 6> Avoid(Completions.begin(),
+                                             Completions.end());
+    if (U.Tensor)
+      if (const DeclStmt *Decl = declStmtOf(*U.Tensor, Context))
+        Avoid.push_back(Decl); // a new tensor on the next iteration
+    if (Flow.reachable(Store.Call, U.Where, Avoid))
+      return U;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 void UnwaitedWorkCheck::registerMatchers(MatchFinder *Finder) {
@@ -341,166 +493,60 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
   // and as written when nothing instantiates them.
   if (isInstantiatedPattern(Function))
     return;
-  const Stmt *Body = Function.getBody();
-  std::vector<WorkStore> Stores;
-  std::vector<const CallExpr *> Waits, Steps;
-  for (const BoundNodes &N : match(findAll(callExpr().bind("call")), *Body,
-                                   Context)) {
-    const auto *Call = N.getNodeAs<CallExpr>("call");
-    if (producesWork(*Call, Vocab)) {
-      WorkStore Store = storeOf(*Call, Vocab, Context);
-      if (Store.Holder)
-        Stores.push_back(Store);
-    } else if (Vocabulary::isWaitCall(*Call)) {
-      Waits.push_back(Call);
-    } else if (Vocab.isOptimizerStep(*Call)) {
-      Steps.push_back(Call);
-    }
-  }
-  if (Stores.empty())
+  const Stmt &Body = *Function.getBody();
+  WorkEvents Events = collectEvents(Body, Vocab, Context);
+  if (Events.Stores.empty())
     return;
-
-  // Range-for loops: a wait on the loop variable waits on the container.
-  llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> LoopOver;
-  for (const BoundNodes &N :
-       match(findAll(cxxForRangeStmt().bind("for")), *Body, Context)) {
-    const auto *For = N.getNodeAs<CXXForRangeStmt>("for");
-    if (For->getLoopVariable())
-      LoopOver[For->getLoopVariable()] = For;
-  }
-
-  Reachability Flow(&Function, Body, Context);
+  Reachability Flow(&Function, &Body, Context);
   if (!Flow.valid())
     return;
   llvm::SmallPtrSet<const ValueDecl *, 4> Reported;
-
-  for (const WorkStore &Store : Stores) {
-    const ValueDecl *Holder = Store.Holder;
-    if (Reported.contains(Holder))
-      continue;
-    const auto *Local = dyn_cast<VarDecl>(Holder);
-    if (!Local || !Local->hasLocalStorage() || isa<ParmVarDecl>(Local))
+  for (const WorkStore &Store : Events.Stores) {
+    const auto *Local = dyn_cast<VarDecl>(Store.Holder);
+    if (!Local || !Local->hasLocalStorage() || isa<ParmVarDecl>(Local) ||
+        Reported.contains(Local))
       continue; // a field or a caller's object: waited elsewhere
-
-    // The statements after which the work is known complete.
-    llvm::SmallVector<const Stmt *, 4> Completions;
-    llvm::SmallVector<const Stmt *, 8> Accounted; // holder uses that are fine
-    for (const CallExpr *Wait : Waits) {
-      const ValueDecl *Waited = holderDecl(Vocabulary::waitedObject(*Wait));
-      if (Waited == Holder) {
-        Completions.push_back(Wait);
-        Accounted.push_back(Wait);
-        // `for (i...) works[i]->wait();`: waiting on a container's elements
-        // in a loop; every path past the loop evaluates its condition.
-        if (!Vocabulary::isWorkType(Local->getType()))
-          if (const Stmt *Condition = enclosingLoopCondition(*Wait, Context))
-            Completions.push_back(Condition);
-        continue;
-      }
-      const auto *LoopVar = dyn_cast_or_null<VarDecl>(Waited);
-      auto It = LoopVar ? LoopOver.find(LoopVar) : LoopOver.end();
-      if (It != LoopOver.end() &&
-          holderDecl(It->second->getRangeInit()) == Holder) {
-        // Every path into the loop evaluates its range first.
-        Completions.push_back(It->second->getRangeInit());
-        Accounted.push_back(It->second->getRangeInit());
-      }
-    }
-    for (const WorkStore &Other : Stores)
-      if (Other.Holder == Holder)
-        Accounted.push_back(Other.Site ? Other.Site : Other.Call);
-
-    // Any other use of the holder hands the work on (returned, passed to a
-    // function, moved elsewhere): whoever gets it waits.
-    bool Escapes = false;
-    for (const BoundNodes &N :
-         match(findAll(declRefExpr(to(varDecl(equalsNode(Local)))).bind("ref")),
-               *Body, Context)) {
-      const auto *Ref = N.getNodeAs<DeclRefExpr>("ref");
-      if (llvm::any_of(Accounted,
-                       [&](const Stmt *S) { return contains(S, Ref); }))
-        continue;
-      // `works.size()`, `works.reserve(n)`, `works.clear()` keep it here.
-      const Stmt *Parent = parentStmt(*Ref, Context);
-      while (Parent && isa<ImplicitCastExpr>(Parent))
-        Parent = parentStmt(*Parent, Context);
-      if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent))
-        if (const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
-          if (MD->getDeclName().isIdentifier() &&
-              isOneOf(MD->getName(), {"size", "empty", "reserve", "clear"}))
-            continue;
-      Escapes = true;
-      break;
-    }
-    if (Escapes)
+    HolderCompletion Done = completionOf(*Local, Events, Context);
+    if (escapes(*Local, Done.Accounted, Body, Context))
       continue;
-
-    const FunctionDecl *Callee = Store.Call->getDirectCallee();
-    // Uses that must come after completion: the optimizer step and reads of
-    // the collective's tensors.
-    ReducedTensors Tensors;
-    for (const Expr *Arg : Store.Call->arguments())
-      collectTensors(Arg, Tensors, 0);
-    struct Use {
-      const Stmt *Where;
-      const VarDecl *Tensor; // null for an optimizer step
-    };
-    std::vector<Use> Uses;
-    if (touchesModel(Tensors, *Body, Context))
-      for (const CallExpr *Step : Steps)
-        Uses.push_back({Step, nullptr});
-    for (const BoundNodes &N :
-         match(findAll(declRefExpr().bind("ref")), *Body, Context)) {
-      const auto *Ref = N.getNodeAs<DeclRefExpr>("ref");
-      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-      if (!Var || !Tensors.Variables.contains(Var) ||
-          contains(Store.Call, Ref))
-        continue;
-      // Handing the tensors to another collective is no read.
-      bool InCollective = false;
-      for (const Stmt *Up = parentStmt(*Ref, Context); Up && isa<Expr>(Up);
-           Up = parentStmt(*Up, Context))
-        if (const auto *Call = dyn_cast<CallExpr>(Up))
-          if (Vocab.classifyCollective(*Call)) {
-            InCollective = true;
-            break;
-          }
-      if (!InCollective && !isMetadataQuery(*Ref, Context))
-        Uses.push_back({Ref, Var});
-    }
-    for (const Use &U : Uses) {
-      llvm::SmallVector<const Stmt *, 6> Avoid(Completions.begin(), Completions.end());
-      if (U.Tensor)
-        if (const DeclStmt *Decl = declStmtOf(*U.Tensor, Context))
-          Avoid.push_back(Decl); // a new tensor on the next iteration
-      if (!Flow.reachable(Store.Call, U.Where, Avoid))
-        continue;
-      if (U.Tensor)
-        diag(Store.Call->getExprLoc(),
-             "%0 may still be running when %1 is read: the work kept in %2 "
-             "is not waited for on this path, so the read races with the "
-             "collective; wait on %2 first")
-            << Callee << U.Tensor << Holder;
-      else
-        diag(Store.Call->getExprLoc(),
-             "%0 may still be running when the optimizer steps: the work kept "
-             "in %1 is not waited for on this path, so the step races with "
-             "the collective; wait on %1 before the step")
-            << Callee << Holder;
-      diag(U.Where->getBeginLoc(),
-           U.Tensor ? "read here" : "optimizer step here", DiagnosticIDs::Note);
-      Reported.insert(Holder);
-      break;
-    }
-    if (Completions.empty() && !Reported.contains(Holder)) {
-      diag(Store.Call->getExprLoc(),
-           "the work of %0 kept in %1 is never waited for: nothing orders the "
-           "collective before later reads of its tensors or the optimizer "
-           "step; wait on %1 before the tensors are used")
-          << Callee << Holder;
-      Reported.insert(Holder);
-    }
+    std::vector<Use> Uses = usesAfter(Store, Events, Body, Vocab, Context);
+    if (std::optional<Use> Race =
+            racingUse(Store, Uses, Done.Completions, Flow, Context))
+      reportRace(*Store.Call, *Local, *Race->Where, Race->Tensor);
+    else if (Done.Completions.empty())
+      reportNeverWaited(*Store.Call, *Local);
+    else
+      continue;
+    Reported.insert(Local);
   }
+}
+
+void UnwaitedWorkCheck::reportRace(const CallExpr &Collective,
+                                   const VarDecl &Holder, const Stmt &Where,
+                                   const VarDecl *Tensor) {
+  if (Tensor)
+    diag(Collective.getExprLoc(),
+         "%0 may still be running when %1 is read: the work kept in %2 "
+         "is not waited for on this path, so the read races with the "
+         "collective; wait on %2 first")
+        << Collective.getDirectCallee() << Tensor << &Holder;
+  else
+    diag(Collective.getExprLoc(),
+         "%0 may still be running when the optimizer steps: the work kept "
+         "in %1 is not waited for on this path, so the step races with "
+         "the collective; wait on %1 before the step")
+        << Collective.getDirectCallee() << &Holder;
+  diag(Where.getBeginLoc(), Tensor ? "read here" : "optimizer step here",
+       DiagnosticIDs::Note);
+}
+
+void UnwaitedWorkCheck::reportNeverWaited(const CallExpr &Collective,
+                                          const VarDecl &Holder) {
+  diag(Collective.getExprLoc(),
+       "the work of %0 kept in %1 is never waited for: nothing orders the "
+       "collective before later reads of its tensors or the optimizer "
+       "step; wait on %1 before the tensors are used")
+      << Collective.getDirectCallee() << &Holder;
 }
 
 } // namespace clang::tidy::ddp

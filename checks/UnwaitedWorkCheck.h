@@ -25,6 +25,10 @@ public:
 private:
   void checkDiscarded(const CallExpr &Call, ASTContext &Context);
   void checkFunction(const FunctionDecl &Function, ASTContext &Context);
+  /// \p Tensor: the tensor read at \p Where; null for an optimizer step.
+  void reportRace(const CallExpr &Collective, const VarDecl &Holder,
+                  const Stmt &Where, const VarDecl *Tensor);
+  void reportNeverWaited(const CallExpr &Collective, const VarDecl &Holder);
 };
 
 } // namespace clang::tidy::ddp
