@@ -1,8 +1,8 @@
 //===--- Vocabulary.cpp - the vocabulary's options and shared helpers -----===//
 //
-// The shared options and how they are read, the name lists they hold,
-// and the small AST helpers every vocabulary file and check uses. The
-// classifiers live by concern in Vocabulary<Concern>.cpp.
+// The shared options and how they are read, and the small AST helpers
+// every vocabulary file and check uses. The classifiers live by concern in
+// Vocabulary<Concern>.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,16 +82,6 @@ std::vector<std::string> parseStrings(llvm::StringRef Spec) {
 // Helpers shared by the vocabulary files (VocabularyInternal.h)
 //===----------------------------------------------------------------------===//
 
-std::vector<llvm::StringRef> splitList(llvm::StringRef Spec) {
-  llvm::SmallVector<llvm::StringRef, 8> Parts;
-  Spec.split(Parts, ';', -1, /*KeepEmpty=*/false);
-  std::vector<llvm::StringRef> Out;
-  for (llvm::StringRef P : Parts)
-    if (!(P = P.trim()).empty())
-      Out.push_back(P);
-  return Out;
-}
-
 std::string qualifiedName(const NamedDecl &D) {
   return D.getQualifiedNameAsString();
 }
@@ -168,35 +158,6 @@ const CXXRecordDecl *pointeeRecord(QualType T) {
       return templateArgumentRecord(*Spec, 0);
   }
   return RD;
-}
-
-//===----------------------------------------------------------------------===//
-// NameList
-//===----------------------------------------------------------------------===//
-
-NameList::NameList(llvm::StringRef Spec) : Spec(Spec.str()) {
-  for (llvm::StringRef Entry : splitList(Spec)) {
-    bool Qualified = Entry.contains("::");
-    Entry.consume_front("::");
-    if (auto Pattern = llvm::GlobPattern::create(Entry))
-      Entries.push_back({std::move(*Pattern), Qualified});
-    else
-      llvm::consumeError(Pattern.takeError());
-  }
-}
-
-bool NameList::matchesName(llvm::StringRef Unqualified,
-                           llvm::StringRef Qualified) const {
-  for (const Entry &E : Entries)
-    if (E.Pattern.match(E.Qualified ? Qualified : Unqualified))
-      return true;
-  return false;
-}
-
-bool NameList::matches(const NamedDecl &D) const {
-  if (Entries.empty() || !D.getDeclName().isIdentifier())
-    return false;
-  return matchesName(D.getName(), qualifiedName(D));
 }
 
 //===----------------------------------------------------------------------===//

@@ -18,42 +18,20 @@
 #ifndef DDPLINT_CHECKS_VOCABULARY_H
 #define DDPLINT_CHECKS_VOCABULARY_H
 
+#include "utils/NameList.h"
+
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/GlobPattern.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace clang::tidy::ddp {
-
-/// A `;`-separated list of declaration names. An entry containing `::` is
-/// matched against the fully qualified name (a leading `::` is optional),
-/// any other entry against the unqualified name; both may use glob
-/// wildcards (`*DDP*`).
-class NameList {
-public:
-  NameList() = default;
-  explicit NameList(llvm::StringRef Spec);
-
-  bool matches(const NamedDecl &D) const;
-  bool matchesName(llvm::StringRef Unqualified,
-                   llvm::StringRef Qualified) const;
-  const std::string &spec() const { return Spec; }
-
-private:
-  struct Entry {
-    llvm::GlobPattern Pattern;
-    bool Qualified;
-  };
-  std::string Spec;
-  std::vector<Entry> Entries;
-};
 
 enum class CollectiveKind {
   AllReduce,

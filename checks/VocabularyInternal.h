@@ -16,12 +16,8 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
-#include <vector>
 
 namespace clang::tidy::ddp {
-
-/// The non-empty, trimmed entries of a `;`-separated option value.
-std::vector<llvm::StringRef> splitList(llvm::StringRef Spec);
 
 std::string qualifiedName(const NamedDecl &D);
 
