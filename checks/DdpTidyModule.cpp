@@ -14,6 +14,7 @@
 #include "SamplerEpochCheck.h"
 #include "UnaveragedAllreduceCheck.h"
 #include "UnsyncedGradientsCheck.h"
+#include "UnusedParametersCheck.h"
 #include "UnwaitedWorkCheck.h"
 #include "UnwrappedForwardCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -40,6 +41,8 @@ public:
         "ddp-unaveraged-allreduce");
     Factories.registerCheck<UnsyncedGradientsCheck>(
         "ddp-unsynced-gradients");
+    Factories.registerCheck<UnusedParametersCheck>(
+        "ddp-unused-parameters");
     Factories.registerCheck<UnwaitedWorkCheck>(
         "ddp-unwaited-work");
     Factories.registerCheck<UnwrappedForwardCheck>(

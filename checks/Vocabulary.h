@@ -327,6 +327,54 @@ public:
   /// argument that receives its request; null otherwise.
   const Expr *requestArgument(const CallExpr &Call) const;
 
+  // --- Registrations and gradient requirements (VocabularyRegistrations.cpp)
+  enum class RegistrationKind { Module, Parameter, Buffer };
+  struct Registration {
+    RegistrationKind Kind;
+    /// The module or tensor registered (the call's second argument).
+    const Expr *Registered = nullptr;
+    /// False for `register_parameter(name, t, /*requires_grad=*/false)`.
+    bool RequiresGrad = true;
+  };
+  /// `register_module(name, m)`, `replace_module(name, m)`,
+  /// `register_parameter(name, t[, requires_grad])` and
+  /// `register_buffer(name, t)` on a module; nullopt for other calls.
+  static std::optional<Registration> registration(const CallExpr &Call,
+                                                  const ASTContext &Context);
+  /// `forward` of a module class: what a module's call runs.
+  static bool isForwardMethod(const CXXMethodDecl &MD);
+  /// `t.requires_grad_(false)`, `t.set_requires_grad(false)`: the tensor
+  /// that stops taking gradients; null for other calls, and when the value
+  /// is not a constant false.
+  static const Expr *gradientDisabledTarget(const CallExpr &Call,
+                                            const ASTContext &Context);
+  /// `t.defined()` on a tensor (also left dependent in a template): the
+  /// tensor; null for other calls.
+  static const Expr *definedQueryObject(const CallExpr &Call);
+  /// A walk over a module's submodules or parameters that reaches members
+  /// without naming them: `children()`, `named_children()`, `modules()`,
+  /// `named_modules()`, `apply(fn)`, `parameters()`, `named_parameters()`.
+  /// Returns the module expression, or null.
+  static const Expr *memberWalkReceiver(const CallExpr &Call);
+
+  // --- Optimizer parameters and module copies ---------------------------
+  // (VocabularyOptimizerParameters.cpp)
+  /// Whether \p D holds an optimizer: an object, reference, pointer or
+  /// smart pointer of an `OptimizerTypes` class, or, where its type is
+  /// still dependent (`auto opt = std::make_shared<Optim>(...)` in a
+  /// template nothing instantiates), a variable named like one (`opt`,
+  /// `optimizer_`, `*optim*`).
+  bool holdsOptimizer(const ValueDecl &D) const;
+  /// `opt.add_param_group(group)`, `opt->add_parameters(params)`: the
+  /// optimizer expression the parameters are added to, or null. Left
+  /// dependent, by the member's name on an object named like an optimizer.
+  const Expr *optimizerParameterAddition(const CallExpr &Call) const;
+  /// `m->clone()` on a module: a deep copy with parameters of its own. The
+  /// module expression copied, or null. Left dependent, by the member's
+  /// name alone (tensors have a `clone()` too: callers check that the
+  /// object is a module they know).
+  static const Expr *moduleCopySource(const CallExpr &Call);
+
 private:
   struct ConfiguredCollective {
     NameList Name;

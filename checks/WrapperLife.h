@@ -48,6 +48,8 @@ public:
               const Vocabulary &Vocab);
 
   bool empty() const { return Wraps.empty(); }
+  /// Every wrap this function knows of, in the order found.
+  llvm::ArrayRef<Wrap> wraps() const { return Wraps; }
 
   /// The wrap whose wrapped module \p Handle denotes, if \p At runs under that
   /// wrap; null otherwise.

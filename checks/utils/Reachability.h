@@ -55,6 +55,12 @@ public:
   bool reachableFromEntry(const Stmt *To,
                           llvm::ArrayRef<const Stmt *> Avoid = {}) const;
 
+  /// Whether the function can return from its entry without executing any
+  /// of \p Avoid.
+  bool entryReachesExit(llvm::ArrayRef<const Stmt *> Avoid = {}) const {
+    return Cfg && search(std::nullopt, std::nullopt, Avoid);
+  }
+
   /// Whether \p S lies on a cycle of the CFG that avoids \p Avoid.
   bool repeats(const Stmt *S, llvm::ArrayRef<const Stmt *> Avoid = {}) const {
     return reachable(S, S, Avoid);

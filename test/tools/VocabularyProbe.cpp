@@ -120,6 +120,15 @@ private:
       diag(Sampler->getExprLoc(), "sampler copied into the loader");
     if (const CXXRecordDecl *S = Vocabulary::defaultConstructedSampler(Call))
       diag(Loc, "loader default-constructs %0") << S;
+    if (std::optional<Vocabulary::Registration> R =
+            Vocabulary::registration(Call, *Context))
+      diag(Loc, "registers a %select{submodule|parameter|buffer}0"
+                "%select{| without a gradient}1")
+          << static_cast<int>(R->Kind) << !R->RequiresGrad;
+    if (Vocabulary::gradientDisabledTarget(Call, *Context))
+      diag(Loc, "gradient switched off");
+    if (Vocabulary::definedQueryObject(Call))
+      diag(Loc, "asks whether a tensor is defined");
   }
 
   void probeType(SourceLocation Loc, const NamedDecl &D, QualType T) {

@@ -18,6 +18,7 @@
 struct NetImpl : torch::nn::Module {
 // CHECK: :[[@LINE-1]]:8: warning: module class 'NetImpl' [probe-vocabulary]
   NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
+// CHECK: :[[@LINE-1]]:18: warning: registers a submodule [probe-vocabulary]
   torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
 // CHECK: :[[@LINE-1]]:55: warning: forward pass on fc [probe-vocabulary]
   torch::nn::Linear fc;
