@@ -98,6 +98,11 @@ int main() {
   set_backbone_trainable(model, true);
   torch::optim::SGD optimizer(
       model->parameters(), torch::optim::SGDOptions(options.lr).momentum(0.9));
+  if (!options.init_checkpoint.empty()) {
+    // Full fine-tuning starts again from the initial weights, not the probe's.
+    model = ConvNet(ConvNetOptions().num_classes(options.num_classes));
+    torch::load(model, options.init_checkpoint);
+  }
   for (int64_t epoch = 0; epoch < options.epochs; ++epoch) {
     model->train();
     torch::data::samplers::DistributedRandomSampler sampler(
