@@ -10,6 +10,7 @@
 #include "DivergentCollectiveCheck.h"
 #include "MissingInitialBroadcastCheck.h"
 #include "MutationAfterWrapCheck.h"
+#include "OptimizerStaleParametersCheck.h"
 #include "PerParameterAllreduceCheck.h"
 #include "SamplerEpochCheck.h"
 #include "UnaveragedAllreduceCheck.h"
@@ -33,6 +34,8 @@ public:
         "ddp-missing-initial-broadcast");
     Factories.registerCheck<MutationAfterWrapCheck>(
         "ddp-mutation-after-wrap");
+    Factories.registerCheck<OptimizerStaleParametersCheck>(
+        "ddp-optimizer-stale-parameters");
     Factories.registerCheck<PerParameterAllreduceCheck>(
         "ddp-per-parameter-allreduce");
     Factories.registerCheck<SamplerEpochCheck>(
