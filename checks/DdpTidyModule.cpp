@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CheckpointRaceCheck.h"
 #include "DeviceMoveAfterWrapCheck.h"
 #include "DivergentCollectiveCheck.h"
 #include "MissingInitialBroadcastCheck.h"
@@ -26,6 +27,8 @@ namespace clang::tidy::ddp {
 class DdpModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    Factories.registerCheck<CheckpointRaceCheck>(
+        "ddp-checkpoint-race");
     Factories.registerCheck<DeviceMoveAfterWrapCheck>(
         "ddp-device-move-after-wrap");
     Factories.registerCheck<DivergentCollectiveCheck>(

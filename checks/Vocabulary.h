@@ -327,6 +327,27 @@ public:
   /// argument that receives its request; null otherwise.
   const Expr *requestArgument(const CallExpr &Call) const;
 
+  // --- Checkpoints (VocabularyCheckpoints.cpp) --------------------------
+  /// For `torch::save(value, path)`: the path argument (a string or
+  /// character array); null for other calls and for saves into a stream or
+  /// a writer function.
+  static const Expr *checkpointSavePath(const CallExpr &Call);
+  /// For `torch::load(value, path, ...)`: the path argument; null for other
+  /// calls and for loads from a stream or a buffer.
+  static const Expr *checkpointLoadPath(const CallExpr &Call);
+  /// A CUDA device named with a constant index.
+  struct FixedDevice {
+    const Expr *Where; // the device expression (or the local's initialiser)
+    int64_t Index;
+  };
+  /// For `torch::load(value, path, device)`: the device when it is CUDA
+  /// with a constant index, `torch::Device("cuda:0")` or
+  /// `torch::Device(torch::kCUDA, 0)`, also through a local initialised
+  /// with one. Nullopt without a device argument, for another device type,
+  /// for an index that is not a constant, and for a device without an index
+  /// (`torch::kCUDA`: the current device, which each rank sets to its own).
+  static std::optional<FixedDevice> checkpointLoadDevice(const CallExpr &Call);
+
   // --- Registrations and gradient requirements (VocabularyRegistrations.cpp)
   enum class RegistrationKind { Module, Parameter, Buffer };
   struct Registration {

@@ -1,0 +1,157 @@
+//===--- VocabularyCheckpoints.cpp - torch::save, torch::load, devices ----===//
+//
+// The checkpoint part of the vocabulary: which calls write or read a
+// checkpoint file, which argument names the file, and which device a load
+// maps the tensors onto.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Vocabulary.h"
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+/// `torch::save` or `torch::load` (\p Name), called with a value and at
+/// least one argument after it.
+bool isSerializeCall(const CallExpr &Call, llvm::StringRef Name) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || identifierName(FD) != Name || Call.getNumArgs() < 2)
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(FD->getDeclContext());
+  return NS && identifierName(NS) == "torch" &&
+         NS->getDeclContext()->getRedeclContext()->isTranslationUnit();
+}
+
+/// A file name: a character array or pointer, `std::string`,
+/// `std::string_view`, `std::filesystem::path`, not a stream or a buffer.
+bool isPathType(QualType T) {
+  T = T.getNonReferenceType();
+  if (T->isArrayType() || T->isPointerType()) {
+    QualType Element = T->isArrayType()
+                           ? QualType(T->getArrayElementTypeNoTypeQual(), 0)
+                           : T->getPointeeType();
+    return Element->isCharType();
+  }
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (!RD || !RD->isInStdNamespace())
+    return false;
+  llvm::StringRef Name = identifierName(RD);
+  return Name == "basic_string" || Name == "basic_string_view" ||
+         Name == "path";
+}
+
+const Expr *pathArgument(const CallExpr &Call) {
+  const Expr *Path = Call.getArg(1);
+  return isPathType(Path->getType()) ? Path : nullptr;
+}
+
+/// The `c10::Device` construction an expression denotes, also through a
+/// local variable's initialiser.
+const CXXConstructExpr *deviceConstruction(const Expr *E, unsigned Depth = 0) {
+  if (!E || Depth > 4)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
+    return deviceConstruction(Cleanups->getSubExpr(), Depth + 1);
+  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
+    return deviceConstruction(Temp->getSubExpr(), Depth + 1);
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+    return deviceConstruction(Cast->getSubExpr(), Depth + 1);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
+    if (identifierName(RD) != "Device")
+      return nullptr;
+    // A copy or move: the device copied.
+    if (Construct->getConstructor()->isCopyOrMoveConstructor())
+      return deviceConstruction(Construct->getArg(0), Depth + 1);
+    return Construct;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+        Var && Var->hasLocalStorage() && !Var->getType()->isReferenceType())
+      return deviceConstruction(Var->getInit(), Depth + 1);
+  return nullptr;
+}
+
+/// The string literal an expression spells (through `std::string`'s
+/// constructor), or null.
+const StringLiteral *spelledString(const Expr *E) {
+  E = stripObjectWrappers(E);
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() >= 1)
+    E = stripObjectWrappers(Construct->getArg(0));
+  return dyn_cast_or_null<StringLiteral>(E ? E->IgnoreParenImpCasts() : nullptr);
+}
+
+/// `"cuda:N"`: N; nullopt for other device strings.
+std::optional<int64_t> cudaIndexOf(llvm::StringRef Spec) {
+  if (!Spec.consume_front("cuda:"))
+    return std::nullopt;
+  int64_t Index;
+  if (Spec.getAsInteger(10, Index) || Index < 0)
+    return std::nullopt;
+  return Index;
+}
+
+/// Whether \p E is the CUDA device type (`torch::kCUDA`,
+/// `c10::DeviceType::CUDA`).
+bool isCudaType(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  if (!Ref)
+    return false;
+  const ValueDecl *D = Ref->getDecl();
+  if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->getInit())
+    if (const auto *Inner = dyn_cast<DeclRefExpr>(
+            Var->getInit()->IgnoreParenImpCasts()))
+      D = Inner->getDecl();
+  const auto *Enumerator = dyn_cast<EnumConstantDecl>(D);
+  return Enumerator && identifierName(Enumerator) == "CUDA" &&
+         identifierName(cast<EnumDecl>(Enumerator->getDeclContext())) ==
+             "DeviceType";
+}
+
+} // namespace
+
+const Expr *Vocabulary::checkpointSavePath(const CallExpr &Call) {
+  return isSerializeCall(Call, "save") ? pathArgument(Call) : nullptr;
+}
+
+const Expr *Vocabulary::checkpointLoadPath(const CallExpr &Call) {
+  return isSerializeCall(Call, "load") ? pathArgument(Call) : nullptr;
+}
+
+std::optional<Vocabulary::FixedDevice>
+Vocabulary::checkpointLoadDevice(const CallExpr &Call) {
+  if (!checkpointLoadPath(Call) || Call.getNumArgs() < 3)
+    return std::nullopt;
+  const Expr *Arg = Call.getArg(2);
+  const CXXConstructExpr *Device = deviceConstruction(Arg);
+  if (!Device || Device->getNumArgs() < 1)
+    return std::nullopt;
+  // torch::Device("cuda:1")
+  if (const StringLiteral *Spec = spelledString(Device->getArg(0))) {
+    if (std::optional<int64_t> Index = cudaIndexOf(Spec->getString()))
+      return FixedDevice{Device, *Index};
+    return std::nullopt;
+  }
+  // torch::Device(torch::kCUDA, 0); a defaulted index is the current device.
+  const ASTContext &Context = Device->getConstructor()->getASTContext();
+  if (Device->getNumArgs() < 2 || isa<CXXDefaultArgExpr>(Device->getArg(1)) ||
+      !isCudaType(Device->getArg(0)))
+    return std::nullopt;
+  Expr::EvalResult Result;
+  const Expr *IndexArg = Device->getArg(1);
+  if (IndexArg->isValueDependent() ||
+      !IndexArg->EvaluateAsInt(Result, Context) ||
+      Result.Val.getInt().isNegative())
+    return std::nullopt;
+  return FixedDevice{Device, Result.Val.getInt().getExtValue()};
+}
+
+} // namespace clang::tidy::ddp

@@ -1,0 +1,242 @@
+// RUN: %clang_tidy %s -checks='-*,ddp-checkpoint-race' -- %mock_flags 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-checkpoint-race' -- %mock_flags 2> %t.err \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
+//
+// test/integration runs this same file against the real LibTorch headers.
+
+#include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+
+#include <string>
+#include <vector>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+//===----------------------------------------------------------------------===//
+// Every rank writes the same file
+//===----------------------------------------------------------------------===//
+
+void every_rank_saves(c10d::ProcessGroup &pg, Net &model) {
+  std::vector<torch::Tensor> grads{model->fc->weight.grad()};
+  pg.allreduce(grads)->wait();
+  torch::save(model, "ckpt.pt");
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: every rank writes checkpoint "ckpt.pt" at the same time: the writers truncate and interleave one another's output, and on a shared file system the file tears; save on one rank only (under 'if (rank == 0)') or put the rank in the file name [ddp-checkpoint-race]
+}
+
+// A path in a variable, and a condition that is the same on every rank.
+void every_rank_saves_each_epoch(c10d::ProcessGroup &pg, Net &model,
+                                 const std::string &path, int epochs) {
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    std::vector<torch::Tensor> params = model->parameters();
+    pg.broadcast(params)->wait();
+    if (epoch % 5 == 0)
+      torch::save(model, path);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: every rank writes checkpoint 'path' at the same time{{.*}} [ddp-checkpoint-race]
+  }
+}
+
+// A helper called on every rank.
+void save_checkpoint(Net &model) {
+  torch::save(model, "helper.pt");
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: every rank writes checkpoint "helper.pt" at the same time{{.*}} [ddp-checkpoint-race]
+}
+void calls_helper_on_every_rank(c10d::ProcessGroup &pg, Net &model) {
+  pg.barrier()->wait();
+  save_checkpoint(model);
+}
+
+//===----------------------------------------------------------------------===//
+// One rank writes, the others read with no collective in between
+//===----------------------------------------------------------------------===//
+
+void others_read_right_away(c10d::ProcessGroup &pg, Net &model) {
+  int rank = pg.getRank();
+  if (rank == 0)
+    torch::save(model, "shared.pt");
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: checkpoint "shared.pt" is written on one rank and read on the others with no collective in between: the readers can open it before the write completes and load a stale or partial state, so the replicas start from different parameters; call a barrier between the save and the load, or broadcast the state instead of reading the file [ddp-checkpoint-race]
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: note: only ranks where this condition holds write it
+  // CHECK-MESSAGES: :[[@LINE+2]]:3: note: the other ranks read it here, possibly while it is written
+  // A std::string built from the same literal names the same file.
+  torch::load(model, std::string("shared.pt"));
+}
+
+// The readers are on the other side of the branch.
+void others_read_in_else(c10d::ProcessGroup &pg, Net &model,
+                         const std::string &path) {
+  if (pg.getRank() == 0) {
+    torch::save(model, path);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: checkpoint 'path' is written on one rank and read on the others with no collective in between{{.*}} [ddp-checkpoint-race]
+    // CHECK-MESSAGES: :[[@LINE-3]]:7: note: only ranks where this condition holds write it
+  } else {
+    torch::load(model, path);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: note: the other ranks read it here, possibly while it is written
+  }
+}
+
+// A collective on one path only does not order the others.
+void barrier_on_one_path(c10d::ProcessGroup &pg, Net &model, bool sync) {
+  const std::string path = "maybe.pt";
+  if (pg.getRank() == 0)
+    torch::save(model, path);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: checkpoint 'path' is written on one rank{{.*}} [ddp-checkpoint-race]
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: note: only ranks where this condition holds write it
+  if (sync)
+    pg.barrier()->wait();
+  torch::load(model, "maybe.pt");
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: the other ranks read it here{{.*}}
+}
+
+//===----------------------------------------------------------------------===//
+// Every rank loads onto one fixed GPU
+//===----------------------------------------------------------------------===//
+
+void every_rank_loads_onto_cuda0(c10d::ProcessGroup &pg, Net &model) {
+  pg.barrier()->wait();
+  torch::load(model, "resume.pt", torch::Device("cuda:0"));
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: every rank loads checkpoint "resume.pt" onto cuda:0: the state of every rank lands on that one GPU instead of the rank's own device, which runs out of memory or leaves ranks computing on a device they do not own; load onto this rank's device (torch::Device(torch::kCUDA, local_rank)) or onto the CPU and move the model after [ddp-checkpoint-race]
+  // CHECK-MESSAGES: :[[@LINE-2]]:35: note: the device is fixed here
+}
+
+void every_rank_loads_onto_device_variable(c10d::ProcessGroup &pg, Net &model) {
+  torch::Device device(torch::kCUDA, 0);
+  pg.barrier()->wait();
+  torch::load(model, "resume.pt", device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: every rank loads checkpoint "resume.pt" onto cuda:0{{.*}} [ddp-checkpoint-race]
+  // CHECK-MESSAGES: :[[@LINE-4]]:17: note: the device is fixed here
+}
+
+//===----------------------------------------------------------------------===//
+// Correct patterns
+//===----------------------------------------------------------------------===//
+
+void negative_rank_guarded_save(c10d::ProcessGroup &pg, Net &model) {
+  pg.barrier()->wait();
+  if (pg.getRank() == 0)
+    torch::save(model, "ckpt.pt");
+}
+
+void negative_main_process_saves(c10d::ProcessGroup &pg, Net &model,
+                                 bool is_main) {
+  pg.barrier()->wait();
+  if (is_main)
+    torch::save(model, "ckpt.pt");
+}
+
+// The helper runs on rank 0 only.
+void save_on_main(Net &model) { torch::save(model, "main.pt"); }
+void negative_helper_called_on_rank0(c10d::ProcessGroup &pg, Net &model) {
+  if (pg.getRank() == 0)
+    save_on_main(model);
+  pg.barrier()->wait();
+}
+
+void negative_per_rank_path(c10d::ProcessGroup &pg, Net &model) {
+  int rank = pg.getRank();
+  torch::save(model, "ckpt_" + std::to_string(rank) + ".pt");
+  std::string mine = "opt_" + std::to_string(rank) + ".pt";
+  torch::save(model, mine);
+  torch::load(model, mine, torch::Device("cuda:0"));
+}
+
+void negative_barrier_between(c10d::ProcessGroup &pg, Net &model) {
+  if (pg.getRank() == 0)
+    torch::save(model, "shared.pt");
+  pg.barrier()->wait();
+  torch::load(model, "shared.pt");
+}
+
+// Any collective orders the ranks: here the broadcast of a flag.
+void negative_collective_between(c10d::ProcessGroup &pg, Net &model) {
+  if (pg.getRank() == 0)
+    torch::save(model, "shared.pt");
+  std::vector<torch::Tensor> flag{torch::ones({1})};
+  pg.broadcast(flag)->wait();
+  torch::load(model, "shared.pt");
+}
+
+// The writer reads its own file back.
+void negative_writer_reads_back(c10d::ProcessGroup &pg, Net &model) {
+  if (pg.getRank() == 0) {
+    torch::save(model, "shared.pt");
+    torch::load(model, "shared.pt");
+  }
+  pg.barrier()->wait();
+}
+
+// Two blocks on the same condition: the writer reads its own file.
+void negative_same_condition_twice(c10d::ProcessGroup &pg, Net &model) {
+  int rank = pg.getRank();
+  if (rank == 0)
+    torch::save(model, "shared.pt");
+  if (rank == 0)
+    torch::load(model, "shared.pt");
+  pg.barrier()->wait();
+}
+
+// Another file is read.
+void negative_other_file(c10d::ProcessGroup &pg, Net &model) {
+  if (pg.getRank() == 0)
+    torch::save(model, "out.pt");
+  torch::load(model, "pretrained.pt");
+}
+
+// The state is broadcast instead of going through a file.
+void negative_broadcast_state(c10d::ProcessGroup &pg, Net &model) {
+  if (pg.getRank() == 0)
+    torch::save(model, "ckpt.pt");
+  std::vector<torch::Tensor> params = model->parameters();
+  pg.broadcast(params)->wait();
+}
+
+void negative_load_onto_own_device(c10d::ProcessGroup &pg, Net &model,
+                                   int local_rank) {
+  pg.barrier()->wait();
+  torch::load(model, "resume.pt", torch::Device(torch::kCUDA, local_rank));
+  // The current device, which each rank sets to its own.
+  torch::load(model, "resume.pt", torch::kCUDA);
+  torch::load(model, "resume.pt", torch::Device("cpu"));
+}
+
+// Only rank 0 loads, for evaluation.
+void negative_rank0_loads_onto_cuda0(c10d::ProcessGroup &pg, Net &model) {
+  if (pg.getRank() == 0)
+    torch::load(model, "eval.pt", torch::Device("cuda:0"));
+}
+
+// No process group, wrapper or collective: one process.
+void negative_not_distributed(Net &model) {
+  torch::save(model, "ckpt.pt");
+  torch::load(model, "ckpt.pt", torch::Device("cuda:0"));
+}
+
+//===----------------------------------------------------------------------===//
+// Known false negatives
+//===----------------------------------------------------------------------===//
+
+// Two different expressions that build the same name are not recognised as
+// one file.
+void false_negative_paths_built_apart(c10d::ProcessGroup &pg, Net &model,
+                                      const std::string &dir) {
+  if (pg.getRank() == 0)
+    torch::save(model, dir + "/ckpt.pt");
+  std::string again = dir + "/ckpt.pt";
+  torch::load(model, again);
+}
+
+// The save and the load in two functions: the order between them is not
+// followed across calls.
+void save_on_rank0(c10d::ProcessGroup &pg, Net &model) {
+  if (pg.getRank() == 0)
+    torch::save(model, "split.pt");
+}
+void false_negative_load_in_caller(c10d::ProcessGroup &pg, Net &model) {
+  save_on_rank0(pg, model);
+  torch::load(model, "split.pt");
+}
