@@ -1,7 +1,7 @@
 //===--- DivergentCollectiveCheck.cpp - ddp-divergent-collective ----------===//
 
 #include "DivergentCollectiveCheck.h"
-#include "utils/UserCode.h"
+#include "utils/ASTUtils.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"

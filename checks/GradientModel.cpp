@@ -1,7 +1,7 @@
 //===--- GradientModel.cpp ------------------------------------------------===//
 
 #include "GradientModel.h"
-#include "utils/UserCode.h"
+#include "utils/ASTUtils.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"

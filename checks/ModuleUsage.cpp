@@ -2,9 +2,8 @@
 
 #include "ModuleUsage.h"
 
-#include "utils/AstWalk.h"
+#include "utils/ASTUtils.h"
 #include "utils/Reachability.h"
-#include "utils/UserCode.h"
 
 #include "clang/AST/ParentMapContext.h"
 

@@ -2,7 +2,7 @@
 
 #include "MutationAfterWrapCheck.h"
 
-#include "utils/AstWalk.h"
+#include "utils/ASTUtils.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"

@@ -2,9 +2,8 @@
 
 #include "OptimizerStaleParametersCheck.h"
 
-#include "utils/AstWalk.h"
+#include "utils/ASTUtils.h"
 #include "utils/Reachability.h"
-#include "utils/UserCode.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/STLExtras.h"

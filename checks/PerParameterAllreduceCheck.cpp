@@ -2,8 +2,7 @@
 
 #include "PerParameterAllreduceCheck.h"
 
-#include "utils/AstWalk.h"
-#include "utils/UserCode.h"
+#include "utils/ASTUtils.h"
 #include "utils/Reachability.h"
 
 #include "clang/AST/ASTContext.h"

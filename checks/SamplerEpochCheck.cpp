@@ -2,7 +2,7 @@
 
 #include "SamplerEpochCheck.h"
 
-#include "utils/AstWalk.h"
+#include "utils/ASTUtils.h"
 #include "utils/Reachability.h"
 
 #include "clang/AST/ASTContext.h"

@@ -2,8 +2,7 @@
 
 #include "UnusedParametersCheck.h"
 
-#include "utils/AstWalk.h"
-#include "utils/UserCode.h"
+#include "utils/ASTUtils.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 

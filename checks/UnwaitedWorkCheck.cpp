@@ -2,8 +2,7 @@
 
 #include "UnwaitedWorkCheck.h"
 
-#include "utils/AstWalk.h"
-#include "utils/UserCode.h"
+#include "utils/ASTUtils.h"
 
 #include <functional>
 

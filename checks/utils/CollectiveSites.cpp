@@ -2,7 +2,7 @@
 
 #include "utils/CollectiveSites.h"
 
-#include "utils/UserCode.h"
+#include "utils/ASTUtils.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"

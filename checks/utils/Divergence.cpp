@@ -1,10 +1,9 @@
 //===--- Divergence.cpp - the flow analysis of one function --------------===//
 
 #include "utils/Divergence.h"
-#include "utils/AstWalk.h"
+#include "utils/ASTUtils.h"
 #include "utils/FunctionCFG.h"
 
-#include "utils/UserCode.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"

@@ -7,7 +7,7 @@
 
 #include "utils/Divergence.h"
 
-#include "utils/UserCode.h"
+#include "utils/ASTUtils.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/STLFunctionalExtras.h"

@@ -7,9 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "utils/AstWalk.h"
+#include "utils/ASTUtils.h"
 #include "utils/Divergence.h"
-#include "utils/UserCode.h"
 
 #include "clang/AST/ExprCXX.h"
 

@@ -1,7 +1,7 @@
 //===--- ParameterLoops.cpp -----------------------------------------------===//
 
 #include "utils/ParameterLoops.h"
-#include "utils/AstWalk.h"
+#include "utils/ASTUtils.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"

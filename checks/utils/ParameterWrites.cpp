@@ -1,7 +1,7 @@
 //===--- ParameterWrites.cpp ----------------------------------------------===//
 
 #include "utils/ParameterWrites.h"
-#include "utils/UserCode.h"
+#include "utils/ASTUtils.h"
 #include "Vocabulary.h"
 
 #include "clang/AST/ExprCXX.h"

@@ -1,22 +1,51 @@
-//===--- UserCode.h - what the flow analyses look into --------------------===//
+//===--- ASTUtils.h - small AST helpers shared by the checks --------------===//
 //
-// The analyses under utils/ follow calls into the translation unit's own
+// Walks over statements and their parents, and the line the flow analyses
+// draw around user code: they follow calls into the translation unit's own
 // functions (helpers, constructors, lambdas) but not into LibTorch or the
-// standard library, whose headers are system headers. These small helpers
-// draw that line and walk bodies the same way everywhere.
+// standard library, whose headers are system headers.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_USERCODE_H
-#define DDPLINT_CHECKS_UTILS_USERCODE_H
+#ifndef DDPLINT_CHECKS_UTILS_ASTUTILS_H
+#define DDPLINT_CHECKS_UTILS_ASTUTILS_H
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace clang::tidy::ddp {
+
+/// Whether \p S is, or contains, a statement satisfying \p P.
+template <typename Pred> bool containsWhere(const Stmt *S, Pred &&P) {
+  if (!S)
+    return false;
+  if (P(S))
+    return true;
+  for (const Stmt *Child : S->children())
+    if (containsWhere(Child, P))
+      return true;
+  return false;
+}
+
+/// Whether \p Inner is \p Outer or lies inside it.
+inline bool contains(const Stmt *Outer, const Stmt *Inner) {
+  return Inner && containsWhere(Outer, [&](const Stmt *S) { return S == Inner; });
+}
+
+/// The DeclStmt that declares \p Var, or null (parameters, globals).
+inline const DeclStmt *declStmtOf(const VarDecl &Var, ASTContext &Context) {
+  for (const DynTypedNode &Parent : Context.getParents(Var))
+    if (const auto *DS = Parent.get<DeclStmt>())
+      return DS;
+  return nullptr;
+}
+
+// --- User code ----------------------------------------------------------
 
 inline bool inSystemHeader(const Decl &D) {
   return D.getASTContext().getSourceManager().isInSystemHeader(
@@ -66,4 +95,4 @@ template <typename Fn> void forEachStmt(const Stmt *S, Fn &&Visit) {
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_USERCODE_H
+#endif // DDPLINT_CHECKS_UTILS_ASTUTILS_H

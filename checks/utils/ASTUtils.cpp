@@ -1,6 +1,6 @@
-//===--- UserCode.cpp -----------------------------------------------------===//
+//===--- ASTUtils.cpp -----------------------------------------------------===//
 
-#include "utils/UserCode.h"
+#include "utils/ASTUtils.h"
 
 #include "clang/AST/DeclTemplate.h"
 
