@@ -23,26 +23,6 @@ constexpr llvm::StringLiteral RecoveredId = "recovered";
 /// A call clang could not type-check (ASTMatchers has no matcher for it).
 const internal::VariadicDynCastAllOfMatcher<Stmt, RecoveryExpr> recoveryExpr;
 
-/// The statement around S, climbing through a variable's declaration to its
-/// DeclStmt.
-const Stmt *parentStmt(const Stmt &S, ASTContext &Context) {
-  DynTypedNodeList Parents = Context.getParents(S);
-  for (unsigned Depth = 0; Depth < 4 && !Parents.empty(); ++Depth) {
-    for (const DynTypedNode &Parent : Parents)
-      if (const auto *P = Parent.get<Stmt>())
-        return P;
-    // A lambda's body hangs off its call operator, inside its class, inside
-    // the LambdaExpr.
-    const auto *Method = Parents[0].get<CXXMethodDecl>();
-    const auto *Record = Parents[0].get<CXXRecordDecl>();
-    if (!Parents[0].get<VarDecl>() && !(Method && Method->getParent()->isLambda()) &&
-        !(Record && Record->isLambda()))
-      return nullptr;
-    Parents = Context.getParents(Parents[0]);
-  }
-  return nullptr;
-}
-
 bool declaredWithin(const VarDecl &D, const Stmt &Scope) {
   SourceRange R = Scope.getSourceRange();
   SourceLocation L = D.getLocation();
@@ -198,7 +178,7 @@ bool PerParameterAllreduceCheck::isBlocking(const CallExpr &Collective,
   const ValueDecl *Holder = nullptr;
   const Stmt *Child = &Collective;
   for (unsigned Depth = 0; Depth < 10; ++Depth) {
-    const Stmt *Parent = parentStmt(*Child, Context);
+    const Stmt *Parent = parentStmtAcrossDecls(*Child, Context);
     if (!Parent)
       break;
     if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
@@ -274,7 +254,7 @@ PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
   PerParameterSite Site;
   const Stmt *Child = &Call;
   for (unsigned Depth = 0; Depth < 128 && !Site.Iteration; ++Depth) {
-    const Stmt *Parent = parentStmt(*Child, Context);
+    const Stmt *Parent = parentStmtAcrossDecls(*Child, Context);
     if (!Parent)
       break;
     if (const auto *Loop = dyn_cast<CXXForRangeStmt>(Parent)) {
@@ -289,7 +269,7 @@ PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
       const CXXMethodDecl *Operator = Lambda->getCallOperator();
       const Stmt *Above = Lambda;
       for (unsigned Up = 0; Up < 8 && Above; ++Up) {
-        Above = parentStmt(*Above, Context);
+        Above = parentStmtAcrossDecls(*Above, Context);
         const auto *Hooking = dyn_cast_or_null<CallExpr>(Above);
         if (!Hooking)
           continue;

@@ -41,11 +41,6 @@ bool producesWork(const CallExpr &Call, const Vocabulary &Vocab) {
          !Call.getType()->isReferenceType();
 }
 
-const Stmt *parentStmt(const Stmt &S, ASTContext &Context) {
-  DynTypedNodeList Parents = Context.getParents(S);
-  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
-}
-
 /// The variable or field holding pending work that E names: `w`, `works`
 /// in `works[i]`, `works.back()`, `&requests[i]`, `requests.data()`.
 const ValueDecl *holderDecl(const Expr *E) {

@@ -26,6 +26,24 @@ bool instantiatesWithBody(const Decl *Instance, const FunctionDecl &Pattern) {
 
 } // namespace
 
+const Stmt *parentStmtAcrossDecls(const Stmt &S, ASTContext &Context) {
+  DynTypedNodeList Parents = Context.getParents(S);
+  for (unsigned Depth = 0; Depth < 4 && !Parents.empty(); ++Depth) {
+    for (const DynTypedNode &Parent : Parents)
+      if (const auto *P = Parent.get<Stmt>())
+        return P;
+    // A lambda's body hangs off its call operator, inside its class, inside
+    // the LambdaExpr.
+    const auto *Method = Parents[0].get<CXXMethodDecl>();
+    const auto *Record = Parents[0].get<CXXRecordDecl>();
+    if (!Parents[0].get<VarDecl>() && !(Method && Method->getParent()->isLambda()) &&
+        !(Record && Record->isLambda()))
+      return nullptr;
+    Parents = Context.getParents(Parents[0]);
+  }
+  return nullptr;
+}
+
 bool isInstantiatedPattern(const FunctionDecl &FD) {
   if (!FD.isDependentContext())
     return false;

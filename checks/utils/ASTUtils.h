@@ -37,6 +37,17 @@ inline bool contains(const Stmt *Outer, const Stmt *Inner) {
   return Inner && containsWhere(Outer, [&](const Stmt *S) { return S == Inner; });
 }
 
+/// The statement directly above \p S, or null where a declaration is (the
+/// initializer of a variable, the body of a function or a lambda).
+inline const Stmt *parentStmt(const Stmt &S, ASTContext &Context) {
+  DynTypedNodeList Parents = Context.getParents(S);
+  return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+}
+
+/// The statement around \p S, climbing through a variable's declaration to
+/// its DeclStmt and from a lambda's body to the LambdaExpr.
+const Stmt *parentStmtAcrossDecls(const Stmt &S, ASTContext &Context);
+
 /// The DeclStmt that declares \p Var, or null (parameters, globals).
 inline const DeclStmt *declStmtOf(const VarDecl &Var, ASTContext &Context) {
   for (const DynTypedNode &Parent : Context.getParents(Var))
