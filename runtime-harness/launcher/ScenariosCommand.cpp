@@ -168,7 +168,11 @@ int ddpharness::scenariosCommand(const std::vector<std::string> &Args) {
       R.WallSeconds = Out.WallSeconds;
       HarnessError |= Out.HarnessError;
       if (!Out.HarnessError) {
-        AnyCrash |= Out.Process == ProcessVerdict::Crash;
+        // A hang scenario measures whether the ranks finish together: its
+        // buggy variant hanging, or failing on a wrapper's own error, is
+        // the verdict it expects.
+        AnyCrash |= Out.Process == ProcessVerdict::Crash &&
+                    S.Kind != ScenarioKind::Hang;
         AnyUnexpectedHang |= Out.Process == ProcessVerdict::Hang &&
                              S.Kind != ScenarioKind::Hang;
         if (Out.Process == ProcessVerdict::Interrupted) {

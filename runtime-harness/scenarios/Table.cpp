@@ -17,12 +17,14 @@ extern const Scenario MissingBroadcast;
 extern const Scenario MutationAfterWrap;
 extern const Scenario AddLayerAfterWrap;
 extern const Scenario SyncAfterStep;
+extern const Scenario UnusedParameters;
 
 const std::vector<const Scenario *> &scenarios() {
   static const std::vector<const Scenario *> Table = {
       &MoveAfterWrap,       &UnwrappedForward,    &SamplerEpoch,
       &DivergentCollective, &UnaveragedAllreduce, &MissingBroadcast,
-      &MutationAfterWrap,   &AddLayerAfterWrap,   &SyncAfterStep};
+      &MutationAfterWrap,   &AddLayerAfterWrap,   &SyncAfterStep,
+      &UnusedParameters};
   return Table;
 }
 

@@ -8,7 +8,7 @@ Each program in this directory carries its expectations in header comments:
   // CORPUS-RUNTIME: KIND EXPECTED       how the run is measured, and the
                                          verdict expected:
        divergence     diverged | consistent    (the replicas' verdict)
-       hang           hang | ok                (the processes' verdict)
+       hang           hang | crash | ok        (the processes' verdict)
        data-order     same-order | reshuffled  (the data-order verdict)
        gradient-scale RATIO                    (grad_ratio metric, +-0.05)
   // CORPUS-LIMIT: reason                (optional) static and run time are

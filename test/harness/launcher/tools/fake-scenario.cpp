@@ -28,7 +28,10 @@ static const char *List = R"([
    "description": "the same order every epoch"},
   {"name": "unaveraged-allreduce", "check": "ddp-unaveraged-allreduce",
    "kind": "gradient-scale", "variants": ["buggy", "fixed"],
-   "description": "summed gradients, never divided"})";
+   "description": "summed gradients, never divided"},
+  {"name": "unused-parameters", "check": "ddp-unused-parameters",
+   "kind": "hang", "variants": ["buggy", "fixed"],
+   "description": "every rank fails on the wrapper's own error"})";
 
 static const char *BrokenEntries = R"(,
   {"name": "../escape", "check": "ddp-x", "kind": "divergence",
@@ -76,6 +79,12 @@ int main(int Argc, char **Argv) {
     DataOrderOptions O;
     O.SameOrder = Buggy;
     return runDataOrder(Env, O);
+  }
+  if (Name == "unused-parameters") {
+    if (!Buggy)
+      return 0;
+    std::fprintf(stderr, "rank %d: 2 parameters got no gradient\n", Env.Rank);
+    return 1;
   }
   if (Name == "divergent-collective")
     return runCollectiveSteps(Env, Steps, Buggy ? 2 : -1, false);
