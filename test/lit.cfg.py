@@ -1,5 +1,6 @@
 # lit configuration for ddplint's tests (run through ctest, or directly:
 #   python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv test/checkers).
+import glob
 import os
 import sys
 import lit.formats
@@ -61,7 +62,22 @@ else:
                     " fetches them from Debian trixie; it needs the network "
                     "once)")
 
+# A CUDA toolkit's headers with NCCL's beside them (/usr/local/cuda*, as
+# NVIDIA installs it; the project's machines have one though no GPU): the
+# harness's NCCL process group is compiled against them and LibTorch 2.6's.
+cuda_include = ""
+for cuda in sorted(glob.glob("/usr/local/cuda*/include"), reverse=True):
+    if (os.path.isfile(os.path.join(cuda, "nccl.h")) and
+            os.path.isfile(os.path.join(cuda, "cuda.h"))):
+        cuda_include = cuda
+        config.available_features.add("cuda-headers")
+        break
+if not cuda_include:
+    lit_config.note("NCCL compile tests unsupported: no CUDA toolkit with "
+                    "nccl.h under /usr/local/cuda*/include")
+
 config.substitutions.extend([
+    ("%cuda_include", cuda_include or "/nonexistent"),
     ("%clang_tidy", "clang-tidy-16 -load " + plugin),
     ("%ddplint", os.path.join(obj, "bin", "ddplint")),
     ("%probe", "clang-tidy-16 -load " + probe + " -checks=-*,probe-vocabulary"),
@@ -96,7 +112,6 @@ for header, feature in (("mpi.h", "system-mpi"), ("nccl.h", "system-nccl"),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     if found:
         config.available_features.add(feature)
-import glob
 openmpi = sorted(glob.glob("/usr/lib/*/openmpi/include/mpi.h"))
 config.substitutions.append(
     ("%openmpi_include",

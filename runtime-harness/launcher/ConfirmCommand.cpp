@@ -187,7 +187,7 @@ Shows classify(ScenarioKind Kind, const VariantOutcome &V) {
     return Shows::Neither;
   switch (Kind) {
   case ScenarioKind::DataOrder:
-    if (Verdict.startswith("same-order") || Verdict.contains("overlap"))
+    if (Verdict.starts_with("same-order") || Verdict.contains("overlap"))
       return Shows::Bug;
     return Verdict == "reshuffled" ? Shows::Clean : Shows::Neither;
   case ScenarioKind::GradientScale: {
@@ -429,7 +429,7 @@ int ddpharness::confirmCommand(const std::vector<std::string> &Args) {
         // variants show a bug a partial fix leaves: not fixes).
         std::string Fixed;
         for (const std::string &V : S->Variants)
-          if (!llvm::StringRef(V).startswith("buggy")) {
+          if (!llvm::StringRef(V).starts_with("buggy")) {
             Fixed = V;
             break;
           }

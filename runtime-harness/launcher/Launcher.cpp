@@ -315,8 +315,16 @@ llvm::Error RankRun::spawn(int Rank, int Port) {
   return llvm::Error::success();
 }
 
+/// The backtrace LibTorch 2.x appends to every c10::Error's message
+/// ("Exception raised from ...", then "frame #N: ..."): the line that says
+/// what went wrong comes before it.
+static bool isBacktraceLine(llvm::StringRef Line) {
+  return Line.starts_with("frame #") ||
+         Line.starts_with("Exception raised from ");
+}
+
 void RankRun::emitLine(int Rank, bool IsStderr, const std::string &Line) {
-  if (!Line.empty())
+  if (!Line.empty() && !isBacktraceLine(Line))
     Result.Ranks[Rank].LastLine = Line;
   if (Options.Output == RankOutput::LogOnly)
     return;

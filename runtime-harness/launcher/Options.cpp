@@ -120,7 +120,7 @@ llvm::Error OptionParser::parse(const std::vector<std::string> &Args) {
       Trailing->assign(Args.begin() + I + 1, Args.end());
       break;
     }
-    if (llvm::StringRef(A).startswith("--")) {
+    if (llvm::StringRef(A).starts_with("--")) {
       std::string Name = A.substr(2);
       std::string Value;
       bool HasInlineValue = false;

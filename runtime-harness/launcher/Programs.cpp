@@ -50,6 +50,20 @@ std::string firstError(const std::string &Log) {
   return "no output";
 }
 
+/// Ninja where it is installed (faster, and the only build tool of a
+/// minimal root with CMake), else CMake's default; a CMAKE_GENERATOR in the
+/// environment wins, as it does for cmake itself.
+std::string generatorOption() {
+  if (const char *Env = std::getenv("CMAKE_GENERATOR"); Env && *Env)
+    return "";
+  llvm::Expected<std::string> Ninja = resolveExecutable("ninja");
+  if (!Ninja) {
+    llvm::consumeError(Ninja.takeError());
+    return "";
+  }
+  return "-G Ninja ";
+}
+
 } // namespace
 
 bool ddpharness::definesMain(const std::string &Source) {
@@ -95,7 +109,8 @@ ddpharness::buildProgram(const std::string &File, const std::string &Dir,
   std::string Log = Dir + "/build.log";
   // One shell line so that the whole build's output lands in the log.
   std::string Script = "exec >" + llvm::StringRef(Log).str() +
-                       " 2>&1; \"$0\" -S \"$1\" -B \"$1/build\" "
+                       " 2>&1; \"$0\" -S \"$1\" -B \"$1/build\" " +
+                       generatorOption() +
                        "-DCMAKE_BUILD_TYPE=Release && "
                        "\"$0\" --build \"$1/build\"";
   std::string Stderr;

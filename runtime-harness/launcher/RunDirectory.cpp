@@ -82,7 +82,7 @@ static bool isProbeFile(llvm::StringRef Name) {
 /// Files the harness itself writes.
 static bool isHarnessFile(llvm::StringRef Name) {
   return Name == "harness.json" || Name == "drift.svg" ||
-         Name.startswith("drift-") || isRankFile(Name, "stdout-rank", ".log") ||
+         Name.starts_with("drift-") || isRankFile(Name, "stdout-rank", ".log") ||
          isRankFile(Name, "stderr-rank", ".log");
 }
 
@@ -360,7 +360,7 @@ llvm::Expected<RunEvidence> ddpharness::readRunDirectory(const std::string &Dir,
         MaxRank = std::max(MaxRank, Rank);
       continue;
     }
-    if (!isHarnessFile(Name) && !Name.endswith(".tmp"))
+    if (!isHarnessFile(Name) && !Name.ends_with(".tmp"))
       Unexpected.push_back(Name.str());
   }
   closedir(D);

@@ -16,6 +16,8 @@
 
 #include "Scenario.h"
 
+#include <torch/cuda.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -148,14 +150,17 @@ int main(int Argc, char **Argv) {
                  E.what());
     return ddpharness::kSkipExitCode;
   } catch (const std::exception &E) {
+    // LibTorch 2.x puts a backtrace into every c10::Error's what().
+    const auto *C10 = dynamic_cast<const c10::Error *>(&E);
+    const char *Message = C10 ? C10->what_without_backtrace() : E.what();
     // Before the process group exists the environment is at fault.
     if (Rank < 0) {
       std::fprintf(stderr, "ddp-scenario: cannot start %s %s: %s\n", S->name,
-                   Variant.c_str(), E.what());
+                   Variant.c_str(), Message);
       return kExitUsage;
     }
     std::fprintf(stderr, "ddp-scenario: rank %d: %s %s failed: %s\n", Rank,
-                 S->name, Variant.c_str(), E.what());
+                 S->name, Variant.c_str(), Message);
     return kExitFailed;
   }
 }

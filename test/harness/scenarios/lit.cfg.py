@@ -20,7 +20,24 @@ src = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 obj = os.path.abspath(lit_config.params.get("build_dir",
                                             os.path.join(src, "build")))
 llvm_tools_dir = lit_config.params.get("llvm_tools_dir", "/usr/lib/llvm-16/bin")
-config.test_exec_root = os.path.join(obj, "test", "harness", "scenarios")
+# The LibTorch 2.x lane (scripts/libtorch2-harness): the harness built in a
+# Debian trixie root against LibTorch 2.6 (--param libtorch2_harness=BUILD
+# --param libtorch2_root=ROOT); its programs run inside that root, through
+# scripts/libtorch2-root --run, the checkout visible at its own path.
+lt2_build = lit_config.params.get("libtorch2_harness")
+lt2_root = lit_config.params.get("libtorch2_root")
+if lt2_build:
+    config.name += "-libtorch2"
+    config.available_features.add("libtorch2-harness")
+    in_root = [os.path.join(src, "scripts", "libtorch2-root"), "--run",
+               os.path.abspath(lt2_root), "--"]
+    harness_dir = os.path.abspath(lt2_build)
+    config.test_exec_root = os.path.join(obj, "test", "harness",
+                                         "scenarios-libtorch2")
+else:
+    in_root = []
+    harness_dir = obj
+    config.test_exec_root = os.path.join(obj, "test", "harness", "scenarios")
 
 config.environment["PATH"] = os.pathsep.join(
     [llvm_tools_dir, os.environ.get("PATH", "/usr/bin:/bin")])
@@ -29,10 +46,11 @@ config.environment["TMPDIR"] = os.path.join(config.test_exec_root, "tmp")
 # One thread per rank, as torchrun sets with several ranks on a host.
 config.environment["OMP_NUM_THREADS"] = "1"
 
-scenario = os.path.join(obj, "libexec", "ddp-scenario")
-if not os.path.exists(scenario):
+scenario_file = os.path.join(harness_dir, "libexec", "ddp-scenario")
+if not os.path.exists(scenario_file):
     lit_config.fatal("ddp-scenario is not built (%s): LibTorch missing?" %
-                     scenario)
+                     scenario_file)
+scenario = " ".join(in_root + [scenario_file])
 
 
 def gpu_usable():
@@ -50,7 +68,8 @@ def libtorch_cuda():
     """Whether the LibTorch ddp-scenario was built against can use the GPU:
     a GPU with a CPU-only LibTorch cannot run the CUDA tests either."""
     try:
-        return subprocess.run([scenario, "--cuda-usable"], capture_output=True,
+        return subprocess.run(in_root + [scenario_file, "--cuda-usable"],
+                              capture_output=True,
                                timeout=120).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -69,10 +88,12 @@ launcher_tools = os.path.join(here, "..", "launcher", "tools")
 config.substitutions.extend([
     # Before %harness, which it starts with.
     ("%harness_lib", os.path.join(src, "runtime-harness", "lib")),
-    ("%harness", os.path.join(obj, "bin", "ddp-harness")),
+    ("%harness", " ".join(in_root + [os.path.join(harness_dir, "bin",
+                                                  "ddp-harness")])),
     ("%ddplint", os.path.join(obj, "bin", "ddplint")),
     ("%scenario", scenario),
-    ("%tools", os.path.join(obj, "test", "harness", "scenarios", "tools")),
+    ("%tools", os.path.join(harness_dir, "test", "harness", "scenarios",
+                            "tools")),
     ("%expect_exit", os.path.join(src, "test", "tools", "expect-exit")),
     ("%mock_headers", os.path.join(src, "test", "Inputs")),
     ("%json_fields", "python3 " + os.path.join(launcher_tools, "json-fields.py")),

@@ -17,6 +17,10 @@ int main() {
   store_options.port = std::atoi(std::getenv("MASTER_PORT"));
   store_options.isServer = rank == 0;
   store_options.numWorkers = world;
+#if TORCH_VERSION_MAJOR >= 2
+  // LibTorch 2.x asks for libuv by default; Debian's is built without it.
+  store_options.useLibUV = false;
+#endif
   auto store = c10::make_intrusive<c10d::TCPStore>(std::getenv("MASTER_ADDR"),
                                                    store_options);
   auto options = c10d::ProcessGroupGloo::Options::create();
