@@ -251,6 +251,22 @@ void analyseDataOrder(const RunEvidence &Run, DataOrderAnalysis &Out) {
   Out.Overlap = Out.OverlapCount > 0;
 }
 
+/// Whether training moves the parameters at all: each rank's first recorded
+/// step against its last, parameter by parameter.
+void analyseProgress(const RunEvidence &Run, RunAnalysis &Out) {
+  for (const RankEvidence &R : Run.Ranks) {
+    if (R.Steps.size() < 2)
+      continue;
+    const ProbeStep &First = R.Steps.front(), &Last = R.Steps.back();
+    bool Changed = First.Params.size() != Last.Params.size();
+    for (const ParamRecord &P : First.Params) {
+      const ParamRecord *Q = findParam(Last, P.Name);
+      Changed |= !Q || Q->Hash != P.Hash;
+    }
+    Out.ParamsChanged = Out.ParamsChanged.value_or(false) || Changed;
+  }
+}
+
 } // namespace
 
 RunAnalysis ddpharness::analyseRun(const RunEvidence &Run) {
@@ -314,6 +330,7 @@ RunAnalysis ddpharness::analyseRun(const RunEvidence &Run) {
     Out.Replicas = Out.FirstDivergentStep ? "diverged" : "consistent";
 
   analyseDataOrder(Run, Out.Order);
+  analyseProgress(Run, Out);
 
   for (const RankEvidence &R : Run.Ranks)
     for (const auto &[Name, Value] : R.Metrics) {

@@ -73,6 +73,9 @@ struct RunAnalysis {
   std::string Replicas;
   std::optional<int64_t> FirstDivergentStep;
   std::optional<double> MaxDrift;
+  /// Whether some rank's parameters changed between its first and last
+  /// recorded steps (by hash); unset when no rank recorded two steps.
+  std::optional<bool> ParamsChanged;
   unsigned StepsWithGrads = 0;
   unsigned StepsSynced = 0;
   DataOrderAnalysis Order;

@@ -198,6 +198,10 @@ Shows classify(ScenarioKind Kind, const VariantOutcome &V) {
     // float norms, exact 1.0 only up to rounding.
     return std::fabs(*R - 1.0) > 0.01 ? Shows::Bug : Shows::Clean;
   }
+  case ScenarioKind::Progress:
+    return Verdict == "frozen"     ? Shows::Bug
+           : Verdict == "training" ? Shows::Clean
+                                   : Shows::Neither;
   default:
     if (Verdict.startswith("diverged"))
       return Shows::Bug;
@@ -227,6 +231,8 @@ std::string bugClause(ScenarioKind Kind, const VariantOutcome &V,
     return "the ranks stepped with a gradient " +
            llvm::formatv("{0:f2}", *gradRatio(V)).str() +
            "x the average of their local gradients";
+  case ScenarioKind::Progress:
+    return "the trained module's parameters never changed (frozen)";
   default: {
     std::string S = "replicas diverged";
     if (V.FirstDivergentStep)
@@ -248,6 +254,8 @@ std::string cleanClause(ScenarioKind Kind, const VariantOutcome &V) {
   case ScenarioKind::GradientScale:
     return "stepped with " + llvm::formatv("{0:f2}", *gradRatio(V)).str() +
            "x the average";
+  case ScenarioKind::Progress:
+    return "changed its parameters every run (training)";
   default:
     return "stayed consistent";
   }

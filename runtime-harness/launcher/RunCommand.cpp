@@ -90,6 +90,8 @@ static json::Object runJson(const LaunchOptions &Options,
       {"steps_with_gradients", static_cast<int64_t>(A.StepsWithGrads)},
       {"steps_synced", static_cast<int64_t>(A.StepsSynced)},
       {"data_order", dataOrderJson(A)},
+      {"progress", A.ParamsChanged ? json::Value(progressVerdict(A))
+                                   : json::Value(nullptr)},
       {"metrics", metricsJson(A)},
       {"metrics_per_rank", std::move(PerRank)},
       {"steps", stepsJson(A)},

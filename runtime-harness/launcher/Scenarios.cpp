@@ -178,7 +178,8 @@ VariantOutcome ddpharness::runMeasured(const MeasuredCommand &C,
   R.WallSeconds = Run->Result.WallSeconds;
   R.Verdict = measuredVerdict(C.Kind, recordOf(Run->Result), A);
   for (ScenarioKind K : {ScenarioKind::Divergence, ScenarioKind::Hang,
-                         ScenarioKind::DataOrder, ScenarioKind::GradientScale})
+                         ScenarioKind::DataOrder, ScenarioKind::GradientScale,
+                         ScenarioKind::Progress})
     R.KindVerdicts[K] = measuredVerdict(K, recordOf(Run->Result), A);
   R.FirstDivergentStep = A.FirstDivergentStep;
   R.MaxDrift = A.MaxDrift;

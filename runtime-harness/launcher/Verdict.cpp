@@ -18,6 +18,8 @@ ScenarioKind ddpharness::parseScenarioKind(llvm::StringRef Kind) {
     return ScenarioKind::DataOrder;
   if (Kind == "gradient-scale")
     return ScenarioKind::GradientScale;
+  if (Kind == "progress")
+    return ScenarioKind::Progress;
   return ScenarioKind::Unknown;
 }
 
@@ -31,6 +33,8 @@ const char *ddpharness::scenarioKindName(ScenarioKind Kind) {
     return "data-order";
   case ScenarioKind::GradientScale:
     return "gradient-scale";
+  case ScenarioKind::Progress:
+    return "progress";
   case ScenarioKind::Unknown:
     break;
   }
@@ -78,6 +82,12 @@ std::string ddpharness::gradientScaleVerdict(const RunAnalysis &A) {
   return (A.Replicas == "diverged" ? "diverged, " : "consistent, ") + Scale;
 }
 
+std::string ddpharness::progressVerdict(const RunAnalysis &A) {
+  if (!A.ParamsChanged)
+    return "";
+  return *A.ParamsChanged ? "training" : "frozen";
+}
+
 std::string ddpharness::measuredVerdict(ScenarioKind Kind,
                                         const HarnessRecord &Process,
                                         const RunAnalysis &A) {
@@ -94,6 +104,10 @@ std::string ddpharness::measuredVerdict(ScenarioKind Kind,
   case ScenarioKind::GradientScale: {
     std::string V = gradientScaleVerdict(A);
     return V.empty() ? "no grad_ratio metric" : V;
+  }
+  case ScenarioKind::Progress: {
+    std::string V = progressVerdict(A);
+    return V.empty() ? "fewer than two steps recorded" : V;
   }
   case ScenarioKind::Divergence:
   case ScenarioKind::Unknown:

@@ -19,7 +19,14 @@ namespace ddpharness {
 struct HarnessRecord;
 struct RunAnalysis;
 
-enum class ScenarioKind { Divergence, Hang, DataOrder, GradientScale, Unknown };
+enum class ScenarioKind {
+  Divergence,
+  Hang,
+  DataOrder,
+  GradientScale,
+  Progress,
+  Unknown
+};
 
 ScenarioKind parseScenarioKind(llvm::StringRef Kind);
 const char *scenarioKindName(ScenarioKind Kind);
@@ -43,6 +50,11 @@ std::string gradientScale(const RunAnalysis &A);
 
 /// "consistent, gradient 2.00x the average", or "" without grad_ratio.
 std::string gradientScaleVerdict(const RunAnalysis &A);
+
+/// The progress verdict: "frozen" when no rank's parameters changed between
+/// its first and last recorded steps, "training" when some did, or "" with
+/// fewer than two recorded steps.
+std::string progressVerdict(const RunAnalysis &A);
 
 /// The verdict for a scenario of \p Kind.
 std::string measuredVerdict(ScenarioKind Kind, const HarnessRecord &Process,

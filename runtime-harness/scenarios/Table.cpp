@@ -17,6 +17,7 @@ extern const Scenario MissingBroadcast;
 extern const Scenario MutationAfterWrap;
 extern const Scenario AddLayerAfterWrap;
 extern const Scenario SyncAfterStep;
+extern const Scenario OptimizerStaleParameters;
 extern const Scenario UnusedParameters;
 
 const std::vector<const Scenario *> &scenarios() {
@@ -24,6 +25,7 @@ const std::vector<const Scenario *> &scenarios() {
       &MoveAfterWrap,       &UnwrappedForward,    &SamplerEpoch,
       &DivergentCollective, &UnaveragedAllreduce, &MissingBroadcast,
       &MutationAfterWrap,   &AddLayerAfterWrap,   &SyncAfterStep,
+      &OptimizerStaleParameters,
       &UnusedParameters};
   return Table;
 }

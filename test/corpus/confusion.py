@@ -11,6 +11,7 @@ Each program in this directory carries its expectations in header comments:
        hang           hang | crash | ok        (the processes' verdict)
        data-order     same-order | reshuffled  (the data-order verdict)
        gradient-scale RATIO                    (grad_ratio metric, +-0.05)
+       progress       frozen | training        (whether the parameters move)
   // CORPUS-LIMIT: reason                (optional) static and run time are
                                          expected to disagree, for this reason
 
@@ -120,6 +121,9 @@ def measure(kind, report):
         if ratio is None:
             return "no grad_ratio", False
         return f"{ratio:.2f}", abs(ratio - 1.0) > TOLERANCE
+    if kind == "progress":
+        progress = report.get("progress") or "fewer than two steps"
+        return progress, progress == "frozen"
     raise SystemExit(f"unknown run-time kind {kind}")
 
 

@@ -36,6 +36,9 @@ struct TrainingOptions {
   bool Connect = false;
   /// Record a wrong hash for fc.weight on the last rank.
   bool WrongHash = false;
+  /// Steps leave the parameters as they are, as an optimizer holding other
+  /// tensors than the trained module's does.
+  bool Frozen = false;
 };
 
 inline std::vector<float> localGradient(int Rank, size_t Size, int Step,
@@ -75,7 +78,7 @@ inline int runTraining(const RankEnv &Env, const TrainingOptions &O) {
     Weight[J] = 0.5f - static_cast<float>(J) / 32.0f;
   for (size_t J = 0; J < Bias.size(); ++J)
     Bias[J] = static_cast<float>(J) / 8.0f;
-  const float Lr = 0.125f;
+  const float Lr = O.Frozen ? 0.0f : 0.125f;
   ProbeWriter Probe(Env);
   double RatioSum = 0;
   for (int T = 0; T < O.Steps; ++T) {

@@ -6,7 +6,8 @@
 //   fake-scenario --list
 //   fake-scenario NAME VARIANT [--steps K] [--device cpu|cuda]
 //
-// FAKE_SCENARIO_LIST=broken adds list entries that break the interface.
+// FAKE_SCENARIO_LIST=broken adds list entries that break the interface;
+// FAKE_SCENARIO_LIST=progress adds a scenario of the progress kind.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,11 +40,21 @@ static const char *BrokenEntries = R"(,
   {"name": "no-variants", "check": "ddp-y", "kind": "divergence"},
   42)";
 
+static const char *ProgressEntries = R"(,
+  {"name": "optimizer-stale-parameters",
+   "check": "ddp-optimizer-stale-parameters", "kind": "progress",
+   "variants": ["buggy", "fixed"],
+   "description": "the optimizer steps tensors the module no longer has"})";
+
 int main(int Argc, char **Argv) {
   if (Argc >= 2 && std::strcmp(Argv[1], "--list") == 0) {
     const char *Mode = std::getenv("FAKE_SCENARIO_LIST");
-    std::printf("%s%s\n]\n", List,
-                Mode && std::strcmp(Mode, "broken") == 0 ? BrokenEntries : "");
+    const char *Extra = "";
+    if (Mode && std::strcmp(Mode, "broken") == 0)
+      Extra = BrokenEntries;
+    else if (Mode && std::strcmp(Mode, "progress") == 0)
+      Extra = ProgressEntries;
+    std::printf("%s%s\n]\n", List, Extra);
     return 0;
   }
   if (Argc < 3) {
@@ -73,6 +84,12 @@ int main(int Argc, char **Argv) {
     TrainingOptions O;
     O.Steps = Steps;
     O.SumWithoutAverage = Buggy;
+    return runTraining(Env, O);
+  }
+  if (Name == "optimizer-stale-parameters") {
+    TrainingOptions O;
+    O.Steps = Steps;
+    O.Frozen = Buggy;
     return runTraining(Env, O);
   }
   if (Name == "sampler-epoch") {
