@@ -112,6 +112,18 @@ private:
           << (Vocab.optimizerStepClosure(Call) != nullptr);
     if (Vocabulary::gradientHookCallback(Call))
       diag(Loc, "gradient hook");
+    if (const Expr *Optimizer = Vocab.optimizerParameterAddition(Call))
+      diag(Loc, "parameters added to %0")
+          << [&] {
+               const ValueDecl *D = handleDecl(Optimizer);
+               return D ? D->getName() : StringRef("an expression");
+             }();
+    if (const Expr *Source = Vocabulary::moduleCopySource(Call))
+      diag(Loc, "copy of %0")
+          << [&] {
+               const ValueDecl *D = handleDecl(Source);
+               return D ? D->getName() : StringRef("an expression");
+             }();
     if (Call.getDirectCallee() && Vocab.isGradientSyncFunction(*Call.getDirectCallee()))
       diag(Loc, "gradient sync function");
     if (isa<CXXMemberCallExpr>(Call) && Vocab.innerModuleAccessBase(&Call))
