@@ -17,6 +17,7 @@ extern const Scenario MissingBroadcast;
 extern const Scenario MutationAfterWrap;
 extern const Scenario AddLayerAfterWrap;
 extern const Scenario SyncAfterStep;
+extern const Scenario CheckpointRace;
 extern const Scenario OptimizerStaleParameters;
 extern const Scenario UnusedParameters;
 
@@ -25,6 +26,7 @@ const std::vector<const Scenario *> &scenarios() {
       &MoveAfterWrap,       &UnwrappedForward,    &SamplerEpoch,
       &DivergentCollective, &UnaveragedAllreduce, &MissingBroadcast,
       &MutationAfterWrap,   &AddLayerAfterWrap,   &SyncAfterStep,
+      &CheckpointRace,
       &OptimizerStaleParameters,
       &UnusedParameters};
   return Table;
