@@ -16,7 +16,6 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
-#include "llvm/ADT/StringRef.h"
 
 namespace clang::tidy::ddp {
 
@@ -78,11 +77,6 @@ inline const FunctionDecl *userDefinition(const FunctionDecl &FD) {
 /// class template in a header opened on its own, a member no instantiation
 /// calls) is analysed as written.
 bool isInstantiatedPattern(const FunctionDecl &FD);
-
-/// The identifier of \p D, or "" (operators, constructors of templates...).
-inline llvm::StringRef nameOf(const NamedDecl *D) {
-  return D && D->getDeclName().isIdentifier() ? D->getName() : "";
-}
 
 /// Visits the calls and constructions in \p S, in source order, outside the
 /// bodies of lambdas \p S only defines.

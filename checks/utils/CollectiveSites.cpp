@@ -94,7 +94,7 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
   }
   if (inSystemHeader(*FD)) {
     // std::make_shared<Wrapper>(...) and friends run Wrapper's constructor.
-    llvm::StringRef Name = nameOf(FD);
+    llvm::StringRef Name = identifierName(FD);
     if (Name == "make_shared" || Name == "make_unique" ||
         Name == "make_intrusive")
       if (const CXXRecordDecl *Made = pointeeRecord(FD->getReturnType()))
@@ -196,7 +196,7 @@ const ValueDecl *CollectiveSites::syncingWrapperIn(const FunctionDecl &FD) {
 std::optional<CollectiveSite>
 CollectiveSites::backward(const FunctionDecl &FD, const CallExpr &Call) {
   const FunctionDecl *Callee = Call.getDirectCallee();
-  if (!Callee || nameOf(Callee) != "backward")
+  if (!Callee || identifierName(Callee) != "backward")
     return std::nullopt;
   const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
   bool TensorBackward =

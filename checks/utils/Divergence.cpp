@@ -88,7 +88,7 @@ namespace {
 
 /// Names of things that have a parameter's shape.
 bool hasParameterName(const NamedDecl *D) {
-  std::string Name = nameOf(D).lower();
+  std::string Name = identifierName(D).lower();
   for (llvm::StringRef Word :
        {"param", "weight", "bias", "buffer", "grad", "bucket"})
     if (llvm::StringRef(Name).contains(Word))
@@ -220,7 +220,7 @@ void FunctionDivergence::collectFacts() {
       const Expr *Stripped = stripObjectWrappers(Range);
       const auto *RangeCall = dyn_cast_or_null<CXXMemberCallExpr>(Stripped);
       llvm::StringRef Name =
-          RangeCall ? nameOf(RangeCall->getMethodDecl()) : "";
+          RangeCall ? identifierName(RangeCall->getMethodDecl()) : "";
       if (Vocabulary::parameterLoopVariable(*For) || Name == "parameters" ||
           Name == "named_parameters" || Name == "buffers" ||
           Name == "named_buffers" || hasParameterName(referencedDecl(Range)))
@@ -240,7 +240,7 @@ void FunctionDivergence::collectFacts() {
       return;
     }
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
-      if (!isContainerMutator(nameOf(Member->getMethodDecl())))
+      if (!isContainerMutator(identifierName(Member->getMethodDecl())))
         return;
       bool Exact = false;
       const VarDecl *Container =
@@ -435,7 +435,7 @@ void FunctionDivergence::storageRoots(
   }
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
     bool SameStorage =
-        llvm::StringSwitch<bool>(nameOf(Member->getMethodDecl()))
+        llvm::StringSwitch<bool>(identifierName(Member->getMethodDecl()))
             .Cases("data_ptr", "data", "detach", "view", "view_as", true)
             .Cases("reshape", "flatten", "slice", "narrow", "select", true)
             .Cases("squeeze", "unsqueeze", "t", "contiguous", "expand", true)
@@ -474,7 +474,7 @@ bool FunctionDivergence::isGradient(const Expr *E, unsigned Depth) const {
     if (Vocabulary::isGradAccess(*Call))
       return true;
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-      llvm::StringRef Name = nameOf(Member->getMethodDecl());
+      llvm::StringRef Name = identifierName(Member->getMethodDecl());
       if (Name == "data" || Name == "detach" || Name == "value")
         return isGradient(Member->getImplicitObjectArgument(), Depth + 1);
     }
@@ -488,12 +488,12 @@ bool FunctionDivergence::isGradient(const Expr *E, unsigned Depth) const {
     // there is the same on every rank that runs the hook.
     if (const auto *P = dyn_cast<ParmVarDecl>(V); P && isHookParameter(*P))
       return false;
-    if (llvm::StringRef(nameOf(V).lower()).contains("grad"))
+    if (llvm::StringRef(identifierName(V).lower()).contains("grad"))
       return true;
     return isLocal(V) && V->getInit() && isGradient(V->getInit(), Depth + 1);
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E))
-    return llvm::StringRef(nameOf(ME->getMemberDecl()).lower())
+    return llvm::StringRef(identifierName(ME->getMemberDecl()).lower())
         .contains("grad");
   return false;
 }
@@ -527,7 +527,7 @@ bool FunctionDivergence::isHookParameter(const ParmVarDecl &P) const {
   for (unsigned Depth = 0; S && Depth < 8; ++Depth) {
     S = Parents.getParent(S);
     if (const auto *Call = dyn_cast_or_null<CallExpr>(S))
-      return nameOf(Call->getDirectCallee()) == "register_hook";
+      return identifierName(Call->getDirectCallee()) == "register_hook";
     if (S && !isa<Expr>(S))
       return false;
   }
@@ -549,7 +549,7 @@ bool FunctionDivergence::isParameterLike(const Expr *E, unsigned Depth) const {
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     return hasParameterName(ME->getMemberDecl());
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-    llvm::StringRef Name = nameOf(Member->getMethodDecl());
+    llvm::StringRef Name = identifierName(Member->getMethodDecl());
     if (Name == "grad" || Name == "mutable_grad" || Name == "parameters" ||
         Name == "named_parameters" || Name == "buffers" ||
         Name == "named_buffers")
@@ -649,7 +649,7 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr *Call) {
         D.merge(ValueOf(ChildExpr));
     return D;
   }
-  llvm::StringRef Name = nameOf(FD);
+  llvm::StringRef Name = identifierName(FD);
 
   if (const auto *Method = dyn_cast<CXXMethodDecl>(FD);
       Method && Object && Vocabulary::isTensorClass(*Method->getParent())) {
@@ -911,7 +911,7 @@ void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
   // In-place tensor operations and container insertions update the object.
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
-    llvm::StringRef Name = nameOf(MD);
+    llvm::StringRef Name = identifierName(MD);
     bool Mutates = isContainerMutator(Name) ||
                    (Name.endswith("_") && MD &&
                     Vocabulary::isTensorClass(*MD->getParent()));
