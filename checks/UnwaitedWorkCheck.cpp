@@ -262,9 +262,7 @@ const Expr *enclosingLoopCondition(const Stmt &S, ASTContext &Context) {
 /// `v.size()`, `t.numel()`, `t.sizes()`, `v.push_back(t)`: reads no element
 /// being reduced (appending to a container leaves the pending ones alone).
 bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
-  const Stmt *Parent = parentStmt(Ref, Context);
-  while (Parent && isa<ImplicitCastExpr>(Parent))
-    Parent = parentStmt(*Parent, Context);
+  const Stmt *Parent = parentPastImplicitCasts(Ref, Context);
   DeclarationName Member;
   if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent))
     Member = ME->getMemberDecl()->getDeclName();
@@ -365,9 +363,7 @@ bool escapes(const VarDecl &Holder, llvm::ArrayRef<const Stmt *> Accounted,
                      [&](const Stmt *S) { return contains(S, Ref); }))
       continue;
     // `works.size()`, `works.reserve(n)`, `works.clear()` keep it here.
-    const Stmt *Parent = parentStmt(*Ref, Context);
-    while (Parent && isa<ImplicitCastExpr>(Parent))
-      Parent = parentStmt(*Parent, Context);
+    const Stmt *Parent = parentPastImplicitCasts(*Ref, Context);
     if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent))
       if (const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
         if (MD->getDeclName().isIdentifier() &&

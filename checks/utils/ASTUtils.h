@@ -43,6 +43,16 @@ inline const Stmt *parentStmt(const Stmt &S, ASTContext &Context) {
   return Parents.empty() ? nullptr : Parents[0].get<Stmt>();
 }
 
+/// The statement above \p S past the implicit casts between them: the
+/// member expression of `v.size()` above the DeclRefExpr `v`.
+inline const Stmt *parentPastImplicitCasts(const Stmt &S,
+                                           ASTContext &Context) {
+  const Stmt *Parent = parentStmt(S, Context);
+  while (Parent && isa<ImplicitCastExpr>(Parent))
+    Parent = parentStmt(*Parent, Context);
+  return Parent;
+}
+
 /// The statement around \p S, climbing through a variable's declaration to
 /// its DeclStmt and from a lambda's body to the LambdaExpr.
 const Stmt *parentStmtAcrossDecls(const Stmt &S, ASTContext &Context);
