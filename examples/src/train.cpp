@@ -220,5 +220,7 @@ int main() {
   }
 
   dist::save_checkpoint(model.ptr(), options.checkpoint, context.rank);
+  // The optimizer's momentum next to the model, to resume from both.
+  torch::save(optimizer, options.checkpoint + ".optim");
   return 0;
 }
