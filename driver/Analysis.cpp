@@ -4,6 +4,7 @@
 #include "InactiveCode.h"
 #include "SdkFallback.h"
 #include "SystemBodies.h"
+#include "Vacuity.h"
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -37,6 +38,7 @@ struct Observations {
   std::string SdkFallback;                   ///< Its directory, or "".
   SdkFallbackUse Fallback;
   std::vector<InactiveRegion> Inactive;
+  VacuityFacts Vacuity;
 };
 
 /// Forwards to clang-tidy's consumer, but first narrows the AST traversal to
@@ -45,9 +47,9 @@ struct Observations {
 class UserCodeConsumer : public SystemBodySkipper {
 public:
   UserCodeConsumer(std::unique_ptr<ASTConsumer> Checks,
-                   std::vector<std::string> *Dependencies)
+                   std::vector<std::string> *Dependencies, unsigned &Functions)
       : SystemBodySkipper(wrap(std::move(Checks))),
-        Dependencies(Dependencies) {}
+        Dependencies(Dependencies), Functions(Functions) {}
 
   void HandleTranslationUnit(ASTContext &Context) override {
     const SourceManager &SM = Context.getSourceManager();
@@ -60,6 +62,7 @@ public:
         Scope.push_back(D);
     }
     Context.setTraversalScope(Scope);
+    Functions += countFunctions(Scope);
     MultiplexConsumer::HandleTranslationUnit(Context);
   }
 
@@ -78,6 +81,7 @@ private:
   }
 
   std::vector<std::string> *Dependencies;
+  unsigned &Functions; ///< Whether the checks had anything to analyse.
 
   static std::vector<std::unique_ptr<ASTConsumer>>
   wrap(std::unique_ptr<ASTConsumer> C) {
@@ -100,7 +104,8 @@ public:
       PP.addPPCallbacks(std::make_unique<SdkFallbackRecorder>(
           PP, Seen.SdkFallback, Seen.Fallback));
     return std::make_unique<UserCodeConsumer>(
-        Factory.createASTConsumer(Compiler, File), Seen.Files);
+        Factory.createASTConsumer(Compiler, File), Seen.Files,
+        Seen.Vacuity.Functions);
   }
 
 private:
@@ -259,12 +264,15 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
   DiagnosticsEngine Diags(DiagIDs, new DiagnosticOptions(),
                           &DiagConsumer, /*ShouldOwnClient=*/false);
   Context.setDiagnosticsEngine(&Diags);
-  Tool.setDiagnosticConsumer(&DiagConsumer);
+  Observations Seen;
+  // Clang's own diagnostics pass through the recorder first, which notes
+  // those that leave the analysis vacuous.
+  VacuityRecorder Recorder(DiagConsumer, Seen.Vacuity);
+  Tool.setDiagnosticConsumer(&Recorder);
   Tool.setPrintErrorMessage(false);
 
   if (Preamble)
     Tool.mapVirtualFile(Result.File, Preamble->MainFileText);
-  Observations Seen;
   Seen.Files = Dependencies ? &Dependencies->Files : nullptr;
   Seen.SdkFallback = SdkFallback;
   CheckActionFactory Factory(Context, BaseFS, Seen,
@@ -290,6 +298,7 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
     (F.isCompileError() ? Result.CompileErrors : Result.Findings)
         .push_back(std::move(F));
   }
+  Result.Vacuous = vacuityCause(Seen.Vacuity, Result);
   keepObservations(Seen, Result, Dependencies);
   return Result;
 }

@@ -108,6 +108,12 @@ public:
       command("error", &E.Where, "compile error (ddplint)", E.Message);
     for (const std::string &E : R.ToolErrors)
       command("error", nullptr, "ddplint", E);
+    for (const VacuousUnit &V : R.Vacuous) {
+      Location Unit;
+      Unit.File = V.File;
+      command("error", &Unit, "vacuous analysis (ddplint)",
+              "analysis was vacuous: " + V.Cause);
+    }
   }
 
 private:

@@ -23,7 +23,7 @@ namespace ddplint {
 namespace {
 
 /// Bumped whenever the entry format or the meaning of a key changes.
-constexpr int64_t EntryFormat = 1;
+constexpr int64_t EntryFormat = 2; // 2: a result may be "vacuous"
 
 std::string hex64(uint64_t V) {
   return utohexstr(V, /*LowerCase=*/true, /*Width=*/16);

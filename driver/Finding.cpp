@@ -160,6 +160,8 @@ json::Value toJSON(const UnitResult &U) {
                  {"compile_errors", std::move(Errors)}};
   if (!U.ToolError.empty())
     O["tool_error"] = U.ToolError;
+  if (!U.Vacuous.empty())
+    O["vacuous"] = U.Vacuous;
   if (!U.SdkFallbacks.empty())
     O["sdk_fallbacks"] = U.SdkFallbacks;
   if (!Inactive.empty())
@@ -272,6 +274,7 @@ bool fromJSON(const json::Value &V, UnitResult &U, json::Path P) {
   return O && O.map("file", U.File) && O.map("findings", U.Findings) &&
          O.map("compile_errors", U.CompileErrors) &&
          O.mapOptional("tool_error", U.ToolError) &&
+         O.mapOptional("vacuous", U.Vacuous) &&
          O.mapOptional("sdk_fallbacks", U.SdkFallbacks) &&
          O.mapOptional("inactive", U.Inactive);
 }

@@ -102,6 +102,10 @@ struct UnitResult {
   /// Set when the tool could not analyse the unit at all (unreadable file,
   /// no compile command); the message says why.
   std::string ToolError;
+  /// Set when the analysis ran but saw (next to) nothing: a header not
+  /// found, a fatal error, no function left to analyse (Vacuity.h); the
+  /// cause, in one line with advice.
+  std::string Vacuous;
 };
 
 /// Maps file offsets to lines and columns, reading each file once.

@@ -184,7 +184,8 @@ public:
     std::set<std::string> Files;
     for (const Finding &F : R.Findings)
       Files.insert(F.Where.File);
-    size_t Problems = R.CompileErrors.size() + R.ToolErrors.size();
+    size_t Problems =
+        R.CompileErrors.size() + R.ToolErrors.size() + R.Vacuous.size();
 
     OS << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
        << "<meta charset=\"utf-8\">\n"
@@ -258,7 +259,7 @@ private:
   }
 
   void problems(const Report &R) {
-    if (R.CompileErrors.empty() && R.ToolErrors.empty())
+    if (R.CompileErrors.empty() && R.ToolErrors.empty() && R.Vacuous.empty())
       return;
     OS << "<section id=\"problems\">\n<h2>Analysis problems</h2>\n";
     if (!R.CompileErrors.empty())
@@ -268,6 +269,10 @@ private:
     for (const std::string &E : R.ToolErrors)
       OS << "<li><span class=\"level error\">error</span> " << escape(E)
          << "</li>\n";
+    for (const VacuousUnit &V : R.Vacuous)
+      OS << "<li><span class=\"level error\">vacuous analysis</span> "
+         << "<span class=\"loc\">" << escape(displayPath(V.File, Opts))
+         << "</span> " << escape(V.Cause) << "</li>\n";
     for (const Finding &E : R.CompileErrors)
       OS << "<li><span class=\"level error\">compile error</span> "
          << "<span class=\"loc\">" << escape(where(E.Where)) << "</span> "

@@ -13,6 +13,7 @@
 #include "AtomicWrite.h"
 #include "Options.h"
 #include "Output.h"
+#include "RunStatus.h"
 #include "Subcommands.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -39,6 +40,26 @@ cl::list<std::string> Shards(cl::Positional, cl::desc("<shard files>"),
 bool isSarif(const json::Value &V) {
   const json::Object *O = V.getAsObject();
   return O && O->getArray("runs") && O->getString("version");
+}
+
+/// What one SARIF invocation says about its run: a tool error (exit code 2,
+/// or no exit code and no success), and units whose analysis was vacuous
+/// (their notifications, present with --no-vacuous-status too).
+void readInvocation(const json::Object &Invocation, bool &ToolError,
+                    bool &Vacuous) {
+  std::optional<int64_t> Code = Invocation.getInteger("exitCode");
+  if (Code ? *Code == ExitToolError
+           : Invocation.getBoolean("executionSuccessful") == false)
+    ToolError = true;
+  if (Code == ExitVacuous)
+    Vacuous = true;
+  if (const json::Array *Ns =
+          Invocation.getArray("toolExecutionNotifications"))
+    for (const json::Value &N : *Ns)
+      if (const json::Object *NO = N.getAsObject())
+        if (const json::Object *D = NO->getObject("descriptor"))
+          if (D->getString("id") == "ddplint-vacuous-analysis")
+            Vacuous = true;
 }
 
 /// One SARIF log with one run, from several.
@@ -133,6 +154,7 @@ std::optional<int> runMergeCommand() {
 
   // The exit code a single run over every unit would have returned.
   int ExitCode = ExitClean;
+  bool ToolError = false, Vacuous = false, Findings = false;
   std::optional<json::Value> Merged; // SARIF
   Report Combined;                    // ddplint JSON
   std::string Error;
@@ -141,13 +163,13 @@ std::optional<int> runMergeCommand() {
       for (const json::Value &Run : *D.getAsObject()->getArray("runs"))
         if (const json::Object *RO = Run.getAsObject()) {
           if (const json::Array *Rs = RO->getArray("results"); Rs && !Rs->empty())
-            ExitCode = std::max<int>(ExitCode, ExitFindings);
+            Findings = true;
           if (const json::Array *Is = RO->getArray("invocations"))
             for (const json::Value &I : *Is)
               if (const json::Object *IO = I.getAsObject())
-                if (IO->getBoolean("executionSuccessful") == false)
-                  ExitCode = ExitToolError;
+                readInvocation(*IO, ToolError, Vacuous);
         }
+    ExitCode = exitCode(ToolError, Vacuous, Findings);
     Merged = mergeSarif(std::move(Docs), Error);
   } else {
     Report R;
@@ -160,9 +182,8 @@ std::optional<int> runMergeCommand() {
     sortAndUnique(R.Findings);
     sortAndUnique(R.CompileErrors);
     R.Checks.assign(Checks.begin(), Checks.end());
-    ExitCode = !R.ToolErrors.empty() ? ExitToolError
-               : R.Findings.empty()  ? ExitClean
-                                     : ExitFindings;
+    ExitCode = exitCode(!R.ToolErrors.empty(), !R.Vacuous.empty(),
+                        !R.Findings.empty());
     Combined = std::move(R);
   }
   if (Sarif && !Merged) {

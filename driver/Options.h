@@ -14,8 +14,15 @@ namespace ddplint {
 
 llvm::cl::OptionCategory &optionCategory();
 
-/// Exit codes: 0 nothing found, 1 findings, 2 usage or tool error.
-enum ExitCode { ExitClean = 0, ExitFindings = 1, ExitToolError = 2 };
+/// Exit codes: 0 nothing found, 1 findings, 2 usage or tool error, 3 a
+/// unit's analysis was vacuous (Vacuity.h). When several apply, the first
+/// of 2, 3, 1 wins (RunStatus.h).
+enum ExitCode {
+  ExitClean = 0,
+  ExitFindings = 1,
+  ExitToolError = 2,
+  ExitVacuous = 3
+};
 
 } // namespace ddplint
 

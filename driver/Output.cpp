@@ -179,6 +179,15 @@ bool fromJSON(const json::Value &V, SdkFallbackNote &N, json::Path P) {
   return O && O.map("file", N.File) && O.map("headers", N.Headers);
 }
 
+json::Value toJSON(const VacuousUnit &U) {
+  return json::Object{{"file", U.File}, {"cause", U.Cause}};
+}
+
+bool fromJSON(const json::Value &V, VacuousUnit &U, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("file", U.File) && O.map("cause", U.Cause);
+}
+
 void printJSON(raw_ostream &OS, const Report &R) {
   json::Array Checks, Findings, Errors, ToolErrors;
   for (const std::string &Check : R.Checks)
@@ -197,6 +206,8 @@ void printJSON(raw_ostream &OS, const Report &R) {
   // Only when it happened, so documents of complete runs keep their shape.
   if (!R.SdkFallbacks.empty())
     Document["sdk_fallbacks"] = json::Array(R.SdkFallbacks);
+  if (!R.Vacuous.empty())
+    Document["vacuous"] = json::Array(R.Vacuous);
   OS << formatv("{0:2}", json::Value(std::move(Document))) << "\n";
 }
 

@@ -33,6 +33,15 @@ llvm::json::Value toJSON(const SdkFallbackNote &N);
 bool fromJSON(const llvm::json::Value &V, SdkFallbackNote &N,
               llvm::json::Path P);
 
+/// A unit whose analysis was vacuous (Vacuity.h): it saw (next to)
+/// nothing, so its lack of findings means nothing.
+struct VacuousUnit {
+  std::string File;  ///< The unit's main file.
+  std::string Cause; ///< One line, with advice.
+};
+llvm::json::Value toJSON(const VacuousUnit &U);
+bool fromJSON(const llvm::json::Value &V, VacuousUnit &U, llvm::json::Path P);
+
 /// Everything a run (or a findings file given to `ddplint report`) produced.
 struct Report {
   std::vector<Finding> Findings;      ///< Sorted (sortAndUnique).
@@ -44,6 +53,8 @@ struct Report {
   int ExitCode = 0; ///< What ddplint exits with (Options.h).
   /// The units that used the SDK fallback, in unit order.
   std::vector<SdkFallbackNote> SdkFallbacks;
+  /// The units whose analysis was vacuous, in unit order.
+  std::vector<VacuousUnit> Vacuous;
 };
 
 struct OutputOptions {
@@ -62,8 +73,9 @@ void printText(llvm::raw_ostream &OS, llvm::ArrayRef<Finding> Findings,
                bool Color);
 
 /// One JSON document: {"version", "checks", "findings", "compile_errors",
-/// "tool_errors"}, one object per finding (toJSON(Finding)), and
-/// "sdk_fallbacks" when a unit used the SDK fallback.
+/// "tool_errors"}, one object per finding (toJSON(Finding)),
+/// "sdk_fallbacks" when a unit used the SDK fallback and "vacuous" when a
+/// unit's analysis was vacuous.
 void printJSON(llvm::raw_ostream &OS, const Report &R);
 void printJSON(llvm::raw_ostream &OS, llvm::ArrayRef<Finding> Findings);
 

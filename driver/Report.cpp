@@ -12,6 +12,7 @@
 
 #include "Options.h"
 #include "Output.h"
+#include "RunStatus.h"
 #include "Subcommands.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -52,6 +53,7 @@ std::string loadFindingsFile(StringRef Path, Report &R,
   std::vector<Finding> Findings, Errors;
   std::vector<std::string> FileChecks, ToolErrors;
   std::vector<SdkFallbackNote> Fallbacks;
+  std::vector<VacuousUnit> Vacuous;
   json::Path::Root Root("document");
   bool Ok;
   if (Parsed->getAsArray()) {
@@ -62,7 +64,8 @@ std::string loadFindingsFile(StringRef Path, Report &R,
          O.mapOptional("compile_errors", Errors) &&
          O.mapOptional("checks", FileChecks) &&
          O.mapOptional("tool_errors", ToolErrors) &&
-         O.mapOptional("sdk_fallbacks", Fallbacks);
+         O.mapOptional("sdk_fallbacks", Fallbacks) &&
+         O.mapOptional("vacuous", Vacuous);
   }
   if (!Ok) {
     return "'" + Path.str() + "' is not a ddplint findings file: " +
@@ -89,6 +92,8 @@ std::string loadFindingsFile(StringRef Path, Report &R,
     R.ToolErrors.push_back(std::move(E));
   for (SdkFallbackNote &N : Fallbacks)
     R.SdkFallbacks.push_back(std::move(N));
+  for (VacuousUnit &U : Vacuous)
+    R.Vacuous.push_back(std::move(U));
   Checks.insert(FileChecks.begin(), FileChecks.end());
   return "";
 }
@@ -117,9 +122,7 @@ std::optional<int> runReportCommand() {
   sortAndUnique(R.Findings);
   sortAndUnique(R.CompileErrors);
   R.Checks.assign(Checks.begin(), Checks.end());
-  R.ExitCode = Failed             ? ExitToolError
-               : R.Findings.empty() ? ExitClean
-                                    : ExitFindings;
+  R.ExitCode = exitCode(Failed, !R.Vacuous.empty(), !R.Findings.empty());
   if (!emitReport(R))
     return ExitToolError;
   // The text format holds findings only; as after a run, the compile errors
@@ -138,6 +141,8 @@ std::optional<int> runReportCommand() {
       errs() << "error: " << E.Message << "\n";
     }
   }
+  if (outputOptionsFromCommandLine().Format == OutputFormat::Text)
+    printVacuousUnits(R.Vacuous);
   return R.ExitCode;
 }
 

@@ -25,10 +25,7 @@ using namespace clang;
 using namespace llvm;
 
 namespace ddplint {
-namespace {
 
-/// A file as the user would name it: relative to the working directory when
-/// under it.
 std::string shownPath(StringRef File) {
   SmallString<256> CWD;
   if (!sys::fs::current_path(CWD)) {
@@ -38,6 +35,8 @@ std::string shownPath(StringRef File) {
   }
   return File.str();
 }
+
+namespace {
 
 std::string minutesAndSeconds(double Seconds) {
   auto S = static_cast<unsigned long>(Seconds + 0.5);
@@ -170,8 +169,10 @@ UnitResult analyseUnit(Analyser &Analysis, const std::string &File,
   }
   UsedPreamble = Preamble.has_value();
   // A unit with compile errors may depend on a header that does not
-  // exist yet, which no dependency list can name: it is not cached.
-  if (!Key.empty() && R.ToolError.empty() && R.CompileErrors.empty())
+  // exist yet, which no dependency list can name: it is not cached. Nor
+  // is a vacuous one, whatever makes it so: the next run says it again.
+  if (!Key.empty() && R.ToolError.empty() && R.CompileErrors.empty() &&
+      R.Vacuous.empty())
     Options.Cache->store(Key, R, Dependencies.Files, Shared,
                          Dependencies.Absent);
   return R;

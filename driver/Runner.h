@@ -53,6 +53,10 @@ struct RunStats {
   unsigned FromCache = 0;
 };
 
+/// A file as the user would name it: relative to the working directory when
+/// under it.
+std::string shownPath(llvm::StringRef File);
+
 /// Analyses Files (absolute paths) and returns one result per file, in the
 /// order given.
 std::vector<UnitResult>

@@ -4,12 +4,14 @@
 // check's page, CheckDocs.h), a result per finding with its notes as related
 // locations and its fix-its as SARIF fixes, and a stable partial fingerprint
 // so that code scanning keeps tracking a result when lines move. Compile
-// errors and files that could not be analysed are tool notifications of the
-// invocation, never results. Built with llvm::json.
+// errors, files that could not be analysed and units whose analysis was
+// vacuous are tool notifications of the invocation, never results; the
+// last two make the execution unsuccessful. Built with llvm::json.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CheckDocs.h"
+#include "Options.h"
 #include "Output.h"
 #include "OutputSupport.h"
 #include "SdkFallback.h"
@@ -195,6 +197,15 @@ public:
           {"level", "error"},
           {"message", message(E)},
           {"descriptor", json::Object{{"id", "ddplint-tool-error"}}}});
+    for (const VacuousUnit &V : R.Vacuous) {
+      Location Unit;
+      Unit.File = V.File;
+      Notifications.push_back(json::Object{
+          {"level", "error"},
+          {"message", message("analysis was vacuous: " + V.Cause)},
+          {"descriptor", json::Object{{"id", "ddplint-vacuous-analysis"}}},
+          {"locations", locations(Unit)}});
+    }
     for (const SdkFallbackNote &N : R.SdkFallbacks) {
       Location Unit;
       Unit.File = N.File;
@@ -255,7 +266,10 @@ public:
     }
 
     json::Array Notifications = notifications(R);
-    json::Object Invocation{{"executionSuccessful", R.ExitCode != 2},
+    // A vacuous analysis did not succeed, whatever the exit code it was
+    // given (--no-vacuous-status).
+    bool Succeeded = R.ExitCode != ExitToolError && R.Vacuous.empty();
+    json::Object Invocation{{"executionSuccessful", Succeeded},
                             {"exitCode", R.ExitCode}};
     if (!Notifications.empty())
       Invocation["toolExecutionNotifications"] = std::move(Notifications);

@@ -7,17 +7,21 @@
 //   0  nothing found
 //   1  findings
 //   2  usage error or tool error (missing file, unusable compile database)
+//   3  a unit's analysis was vacuous (Vacuity.h; --no-vacuous-status)
+// When several apply, the first of 2, 3, 1 wins (RunStatus.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Analysis.h"
 #include "Baseline.h"
 #include "Cache.h"
+#include "CompileDatabase.h"
 #include "Finding.h"
 #include "Fixes.h"
 #include "Options.h"
 #include "Output.h"
 #include "Preamble.h"
+#include "RunStatus.h"
 #include "Runner.h"
 #include "SdkFallback.h"
 #include "Subcommands.h"
@@ -29,7 +33,6 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CommonOptionsParser.h"
 #include "clang/Tooling/CompilationDatabase.h"
-#include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -239,57 +242,6 @@ createOptionsProvider(IntrusiveRefCntPtr<vfs::FileSystem> FS, bool &Failed) {
       Global, defaultOptions(), WithoutForeignChecks(Overrides), FS);
 }
 
-// Chooses the compile commands the way clang-tidy users expect: '--' wins,
-// then -p, then a database found above the first source file, then none.
-std::unique_ptr<tooling::CompilationDatabase>
-loadCompilations(int &Argc, const char **Argv, bool &Failed) {
-  std::string Error;
-  std::unique_ptr<tooling::CompilationDatabase> DB =
-      tooling::FixedCompilationDatabase::loadFromCommandLine(Argc, Argv, Error);
-  if (!Error.empty()) {
-    WithColor::error(errs(), "ddplint") << Error << "\n";
-    Failed = true;
-    return nullptr;
-  }
-  if (DB)
-    return DB;
-
-  if (!BuildPath.empty()) {
-    // A database right in the build directory must load; only when there is
-    // none are the parent directories searched, as clang tools do.
-    SmallString<256> Json(BuildPath);
-    sys::path::append(Json, "compile_commands.json");
-    if (sys::fs::exists(Json))
-      DB = tooling::JSONCompilationDatabase::loadFromFile(
-          Json, Error, tooling::JSONCommandLineSyntax::AutoDetect);
-    else
-      DB = tooling::CompilationDatabase::autoDetectFromDirectory(BuildPath,
-                                                                 Error);
-    if (!DB) {
-      WithColor::error(errs(), "ddplint")
-          << "cannot use the compile database in '" << BuildPath
-          << "': " << Error << "\n";
-      Failed = true;
-      return nullptr;
-    }
-    return tooling::inferMissingCompileCommands(std::move(DB));
-  }
-
-  if (!SourcePaths.empty()) {
-    DB = tooling::CompilationDatabase::autoDetectFromSource(SourcePaths[0],
-                                                            Error);
-    if (DB)
-      return tooling::inferMissingCompileCommands(std::move(DB));
-  }
-  // Nothing describes how to compile the files: parse them with no flags,
-  // as clang-tidy does, and say so.
-  WithColor::warning(errs(), "ddplint")
-      << "no compile database found; parsing with no compiler flags "
-         "(pass -p <build dir> or '-- <flags>')\n";
-  return std::make_unique<tooling::FixedCompilationDatabase>(
-      ".", std::vector<std::string>());
-}
-
 } // namespace
 
 int main(int Argc, const char **Argv) {
@@ -313,7 +265,8 @@ int main(int Argc, const char **Argv) {
           OwnArgc, Argv,
           "ddplint: finds silent data-parallel training bugs in LibTorch "
           "code.\n\nExit codes: 0 nothing found, 1 findings, 2 usage or "
-          "tool error.\n",
+          "tool error, 3 a unit's analysis was vacuous (a header not found, a "
+          "file clang cannot read, no function left to analyse).\n",
           &errs()))
     return ExitToolError;
   applyColorOption();
@@ -366,8 +319,15 @@ int main(int Argc, const char **Argv) {
     return ExitToolError;
   }
 
+  std::vector<std::string> ToolErrors;
+  auto ToolError = [&](const std::string &Message) {
+    WithColor::error(errs(), "ddplint") << Message << "\n";
+    ToolErrors.push_back(Message);
+    Failed = true;
+  };
+
   std::unique_ptr<tooling::CompilationDatabase> Compilations =
-      loadCompilations(Argc, Argv, Failed);
+      loadCompilations(Argc, Argv, BuildPath, SourcePaths, ToolError);
   if (!Compilations)
     return ExitToolError;
   if (!ExtraArgs.empty() || !ExtraArgsBefore.empty()) {
@@ -381,13 +341,6 @@ int main(int Argc, const char **Argv) {
     static_cast<tooling::ArgumentsAdjustingCompilations &>(*Compilations)
         .appendArgumentsAdjuster(Adjuster);
   }
-
-  std::vector<std::string> ToolErrors;
-  auto ToolError = [&](const std::string &Message) {
-    WithColor::error(errs(), "ddplint") << Message << "\n";
-    ToolErrors.push_back(Message);
-    Failed = true;
-  };
 
   std::vector<std::string> SelectErrors;
   std::vector<Unit> Units =
@@ -429,6 +382,7 @@ int main(int Argc, const char **Argv) {
   std::vector<Finding> Findings, CompileErrors;
   std::vector<UnitResult> UnitResults; // kept for --fix
   std::vector<SdkFallbackNote> Fallbacks;
+  std::vector<VacuousUnit> Vacuous;
   std::string SdkFallback =
       NoSdkFallback ? std::string() : sdkFallbackDirectory(Argv[0]);
   RunStats Stats;
@@ -457,6 +411,8 @@ int main(int Argc, const char **Argv) {
                 std::back_inserter(CompileErrors));
       if (!Unit.SdkFallbacks.empty())
         Fallbacks.push_back({Unit.File, Unit.SdkFallbacks});
+      if (!Unit.Vacuous.empty())
+        Vacuous.push_back({Unit.File, Unit.Vacuous});
     }
     if (Cache)
       Cache->trim();
@@ -483,9 +439,8 @@ int main(int Argc, const char **Argv) {
     if (!exportFixesIfRequested(Findings))
       Failed = true;
     Report Result{Findings, CompileErrors, ToolErrors, Enabled,
-                  Failed ? ExitToolError
-                         : Findings.empty() ? ExitClean : ExitFindings,
-                  Fallbacks};
+                  exitCode(Failed, !Vacuous.empty(), !Findings.empty()),
+                  Fallbacks, Vacuous};
     if (!emitReport(Result))
       Failed = true;
     // After the report, whose snippets show the code as it was analysed.
@@ -503,28 +458,8 @@ int main(int Argc, const char **Argv) {
         Failed = true;
     }
   }
-  if (!CompileErrors.empty()) {
-    // Apart from the findings, once: what clang could not build. The checks
-    // still ran over everything else in those files.
-    errs() << "\n";
-    WithColor::warning(errs(), "ddplint")
-        << CompileErrors.size() << " compile error"
-        << (CompileErrors.size() == 1 ? "" : "s")
-        << "; the checks ran on everything clang could build, findings "
-           "that depend on the broken code may be missing:\n";
-    // A unit whose main header is missing can produce thousands of
-    // errors; the first ones say what is wrong.
-    constexpr size_t Shown = 20;
-    for (size_t I = 0; I < CompileErrors.size() && I < Shown; ++I) {
-      const Location &L = CompileErrors[I].Where;
-      if (!L.File.empty())
-        errs() << L.File << ":" << L.Line << ":" << L.Column << ": ";
-      errs() << "error: " << CompileErrors[I].Message << "\n";
-    }
-    if (CompileErrors.size() > Shown)
-      errs() << "... and " << CompileErrors.size() - Shown
-             << " more compile errors\n";
-  }
+  printCompileErrors(CompileErrors);
+  printVacuousUnits(Vacuous);
 
   if (!Quiet) {
     errs() << Findings.size() << " finding" << (Findings.size() == 1 ? "" : "s")
@@ -533,12 +468,15 @@ int main(int Argc, const char **Argv) {
     if (Stats.FromCache)
       errs() << " (" << Stats.Analysed << " analysed, " << Stats.FromCache
              << " from the cache)";
+    if (!Vacuous.empty())
+      errs() << "; " << Vacuous.size()
+             << (Vacuous.size() == 1 ? " unit's analysis was"
+                                     : " units' analyses were")
+             << " vacuous";
     if (Hidden)
       errs() << "; " << Hidden << " known finding" << (Hidden == 1 ? "" : "s")
              << " hidden by the baseline";
     errs() << "\n";
   }
-  if (Failed)
-    return ExitToolError;
-  return Findings.empty() ? ExitClean : ExitFindings;
+  return exitCode(Failed, !Vacuous.empty(), !Findings.empty());
 }

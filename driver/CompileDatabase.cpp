@@ -1,0 +1,153 @@
+//===--- CompileDatabase.cpp - where compile commands come from -----------===//
+
+#include "CompileDatabase.h"
+
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace ddplint {
+namespace {
+
+/// llvm::json's "[3:0, byte=83]: Expected , or ] after array element" as
+/// "line 3, column 1: Expected , or ] after array element" (llvm::json
+/// counts columns from 0, editors from 1).
+std::string describeParseError(std::string Message) {
+  StringRef Rest(Message);
+  StringRef Line, Column;
+  if (!Rest.consume_front("["))
+    return Message;
+  std::tie(Line, Rest) = Rest.split(':');
+  std::tie(Column, Rest) = Rest.split(',');
+  if (!Rest.contains("]: "))
+    return Message;
+  unsigned ColumnNumber;
+  if (Column.getAsInteger(10, ColumnNumber))
+    return Message;
+  Rest = Rest.split("]: ").second;
+  return "line " + Line.str() + ", column " + std::to_string(ColumnNumber + 1) +
+         ": " + Rest.str();
+}
+
+/// The compile_commands.json clang's search above File would read: the one
+/// in the nearest parent directory that holds a database file, or "" when
+/// that is a compile_flags.txt or there is none.
+std::string databaseAbove(StringRef File) {
+  SmallString<256> Path(File);
+  if (sys::fs::make_absolute(Path))
+    return "";
+  for (StringRef Dir = sys::path::parent_path(Path); !Dir.empty();
+       Dir = sys::path::parent_path(Dir)) {
+    SmallString<256> Json(Dir), Flags(Dir);
+    sys::path::append(Json, "compile_commands.json");
+    sys::path::append(Flags, "compile_flags.txt");
+    if (sys::fs::exists(Json))
+      return std::string(Json);
+    if (sys::fs::exists(Flags))
+      return "";
+  }
+  return "";
+}
+
+std::unique_ptr<tooling::CompilationDatabase> withoutFlags() {
+  return std::make_unique<tooling::FixedCompilationDatabase>(
+      ".", std::vector<std::string>());
+}
+
+/// After a database could not be used: the files named on the command
+/// line are still analysed, with no flags.
+std::unique_ptr<tooling::CompilationDatabase>
+fallBack(ArrayRef<std::string> SourcePaths) {
+  if (SourcePaths.empty())
+    return nullptr;
+  WithColor::warning(errs(), "ddplint")
+      << "analysing the files named on the command line with no compiler "
+         "flags\n";
+  return withoutFlags();
+}
+
+/// -p: a database right in the build directory must load; only when there
+/// is none are the other kinds searched for there, as clang tools do.
+std::unique_ptr<tooling::CompilationDatabase>
+fromBuildPath(StringRef BuildPath, ArrayRef<std::string> SourcePaths,
+              function_ref<void(const std::string &)> Error) {
+  std::string Why;
+  SmallString<256> Json(BuildPath);
+  sys::path::append(Json, "compile_commands.json");
+  std::unique_ptr<tooling::CompilationDatabase> DB;
+  if (!sys::fs::exists(Json)) {
+    DB = tooling::CompilationDatabase::autoDetectFromDirectory(BuildPath, Why);
+  } else if (Why = invalidJSON(Json); !Why.empty()) {
+    Error("cannot use the compile database '" + Json.str().str() +
+                     "': " + Why);
+    return fallBack(SourcePaths);
+  } else {
+    DB = tooling::JSONCompilationDatabase::loadFromFile(
+        Json, Why, tooling::JSONCommandLineSyntax::AutoDetect);
+  }
+  if (!DB) {
+    Error("cannot use the compile database in '" + BuildPath.str() +
+          "': " + Why);
+    return fallBack(SourcePaths);
+  }
+  return tooling::inferMissingCompileCommands(std::move(DB));
+}
+
+} // namespace
+
+std::string invalidJSON(StringRef Path) {
+  auto Buffer = MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return "cannot read it: " + Buffer.getError().message();
+  Expected<json::Value> Parsed = json::parse((*Buffer)->getBuffer());
+  if (!Parsed)
+    return "it is not valid JSON: " +
+           describeParseError(toString(Parsed.takeError()));
+  return "";
+}
+
+std::unique_ptr<tooling::CompilationDatabase>
+loadCompilations(int &Argc, const char **Argv, StringRef BuildPath,
+                 ArrayRef<std::string> SourcePaths,
+                 function_ref<void(const std::string &)> Error) {
+  std::string Why;
+  std::unique_ptr<tooling::CompilationDatabase> DB =
+      tooling::FixedCompilationDatabase::loadFromCommandLine(Argc, Argv, Why);
+  if (!Why.empty()) {
+    Error(Why);
+    return nullptr;
+  }
+  if (DB)
+    return DB;
+  if (!BuildPath.empty())
+    return fromBuildPath(BuildPath, SourcePaths, Error);
+
+  if (!SourcePaths.empty()) {
+    std::string Json = databaseAbove(SourcePaths[0]);
+    if (Why = Json.empty() ? "" : invalidJSON(Json); !Why.empty()) {
+      Error("cannot use the compile database '" + Json +
+                       "': " + Why);
+      return fallBack(SourcePaths);
+    }
+    DB = tooling::CompilationDatabase::autoDetectFromSource(SourcePaths[0],
+                                                            Why);
+    if (DB)
+      return tooling::inferMissingCompileCommands(std::move(DB));
+  }
+  // Nothing describes how to compile the files: parse them with no flags,
+  // as clang-tidy does, and say so.
+  WithColor::warning(errs(), "ddplint")
+      << "no compile database found; parsing with no compiler flags "
+         "(pass -p <build dir> or '-- <flags>')\n";
+  return withoutFlags();
+}
+
+} // namespace ddplint

@@ -1,0 +1,47 @@
+//===--- CompileDatabase.h - where compile commands come from -----*- C++ -*-===//
+//
+// The compile commands the way clang-tidy users expect them: '--' wins, then
+// -p, then a database found above the first source file, then none (the
+// files are parsed with no flags, as clang-tidy does, with a warning).
+//
+// A compile_commands.json must be JSON. clang's reader goes through LLVM's
+// YAML parser, which prints a syntax error and keeps the entries before it:
+// a truncated or hand-edited database would silently lose units, and the
+// run would pass. ddplint checks the file first, and a database it cannot
+// use is a tool error (exit 2); the source files named on the command line
+// are still analysed, with no flags.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_DRIVER_COMPILEDATABASE_H
+#define DDPLINT_DRIVER_COMPILEDATABASE_H
+
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ddplint {
+
+/// Loads the compile commands for SourcePaths from the command line after
+/// '--' (Argc and Argv lose it), from BuildPath (-p) or from a database
+/// above the first source file. Why a database could not be used goes to
+/// Error; the result is then a database without flags when there are
+/// source files to analyse with it, else null.
+std::unique_ptr<clang::tooling::CompilationDatabase>
+loadCompilations(int &Argc, const char **Argv, llvm::StringRef BuildPath,
+                 llvm::ArrayRef<std::string> SourcePaths,
+                 llvm::function_ref<void(const std::string &)> Error);
+
+/// Why the JSON compile database at Path cannot be used as JSON ("it is not
+/// valid JSON: line 3, column 1: Expected , or ] after array element"), or
+/// "" when it parses.
+std::string invalidJSON(llvm::StringRef Path);
+
+} // namespace ddplint
+
+#endif // DDPLINT_DRIVER_COMPILEDATABASE_H
