@@ -29,7 +29,8 @@ units with the same leading includes share a precompiled preamble.
 Exit status: 0 when every miss and every false positive is listed in the
 corpus's KNOWN-MISSES (see --known), 1 when a labelled finding is missed or
 a false positive appears that the list does not hold (a regression), 2 when
-ddplint cannot be run or fails as a tool. --measure-only always exits 0
+ddplint cannot be run, fails as a tool, or analyses a unit vacuously (exit
+3: its headers not found). --measure-only always exits 0
 (except on tool errors), as a measurement. Known entries that are now
 right are reported so that the list can shrink; they do not fail the run.
 
@@ -157,7 +158,9 @@ def run_ddplint(ddplint, files, flags, corpus, cache_args, jobs):
                               universal_newlines=True)
     except OSError as e:
         fail("cannot run %s: %s" % (ddplint, e))
-    # 0: nothing found, 1: findings; anything else is a usage or tool error.
+    # 0: nothing found, 1: findings; anything else is a usage or tool error,
+    # or (3) a unit whose analysis was vacuous (a header not found), which
+    # would make its misses meaningless: stderr names the unit and the cause.
     if proc.returncode not in (0, 1):
         fail("ddplint exited with %d\ncommand: %s\n%s" % (
             proc.returncode, " ".join(command), proc.stderr))
