@@ -65,6 +65,14 @@ constexpr llvm::StringLiteral IncludeRoots[] = {
     "/usr/local/cuda/include",
 };
 
+/// The headers ddplint's SDK fallback declares (SdkFallback.h): missing,
+/// they mean the fallback was turned off.
+bool isFallbackHeader(StringRef Header) {
+  return Header == "mpi.h" || Header == "nccl.h" ||
+         Header == "cuda_runtime.h" || Header == "cuda_runtime_api.h" ||
+         Header == "boost/mpi.hpp";
+}
+
 bool isLibTorchHeader(StringRef Header) {
   StringRef First = Header.split('/').first;
   return Header.contains('/') &&
@@ -201,6 +209,9 @@ std::string includeAdvice(StringRef Header) {
     if (sys::fs::exists(Path))
       return "(add its include path, e.g. -isystem " + Root.str() + ")";
   }
+  if (isFallbackHeader(Header))
+    return "(add the SDK's include path, or drop --no-sdk-fallback to use "
+           "ddplint's own declarations)";
   if (isLibTorchHeader(Header))
     return "(add LibTorch's include paths: -isystem <libtorch>/include "
            "-isystem <libtorch>/include/torch/csrc/api/include)";
