@@ -177,8 +177,13 @@ Shows classify(ScenarioKind Kind, const VariantOutcome &V) {
   if (V.HarnessError)
     return Shows::Neither;
   llvm::StringRef Verdict = V.Verdict;
+  // A job that hangs, or whose ranks stop on the wrapper's own error (a
+  // bucket that never fills), does not finish; the fixed variant finishing
+  // is what makes either one evidence.
   if (Kind == ScenarioKind::Hang)
-    return V.Process == ProcessVerdict::Hang ? Shows::Bug
+    return V.Process == ProcessVerdict::Hang ||
+                   V.Process == ProcessVerdict::Crash
+               ? Shows::Bug
            : V.Process == ProcessVerdict::Ok ? Shows::Clean
                                              : Shows::Neither;
   // For the other kinds a hung or crashed run measured nothing about the
@@ -203,7 +208,7 @@ Shows classify(ScenarioKind Kind, const VariantOutcome &V) {
            : Verdict == "training" ? Shows::Clean
                                    : Shows::Neither;
   default:
-    if (Verdict.startswith("diverged"))
+    if (Verdict.starts_with("diverged"))
       return Shows::Bug;
     return Verdict == "consistent" ? Shows::Clean : Shows::Neither;
   }
@@ -217,6 +222,9 @@ std::string bugClause(ScenarioKind Kind, const VariantOutcome &V,
   switch (Kind) {
   case ScenarioKind::Hang:
   {
+    if (V.Process == ProcessVerdict::Crash)
+      return "the ranks stopped with an error instead of finishing (" +
+             V.Verdict + ")";
     char Seconds[32];
     std::snprintf(Seconds, sizeof(Seconds), "%g", Timeout);
     return std::string("hang, the ranks did not finish within ") + Seconds +
