@@ -9,9 +9,11 @@ struct ConvNetOptions {
   TORCH_ARG(int64_t, width) = 16;
   TORCH_ARG(int64_t, embedding_dim) = 32;
   TORCH_ARG(double, dropout) = 0.1;
+  TORCH_ARG(bool, aux_classifier) = false;
 };
 
-// Two conv blocks, a bottleneck embedding and a linear classification head.
+// Two conv blocks, a bottleneck embedding, a linear classification head and,
+// optionally, an auxiliary classifier.
 // embed() and classify() are exposed separately for feature regularisers and
 // linear probing.
 class ConvNetImpl : public torch::nn::Module {
@@ -34,7 +36,13 @@ class ConvNetImpl : public torch::nn::Module {
         dropout(register_module("dropout", torch::nn::Dropout(options.dropout()))),
         head(register_module(
             "head",
-            torch::nn::Linear(options.embedding_dim(), options.num_classes()))) {}
+            torch::nn::Linear(options.embedding_dim(), options.num_classes()))) {
+    if (options.aux_classifier()) {
+      aux_head = register_module(
+          "aux_head",
+          torch::nn::Linear(options.embedding_dim(), options.num_classes()));
+    }
+  }
 
   torch::Tensor embed(torch::Tensor x) {
     x = torch::max_pool2d(torch::relu(conv1->forward(x)), 2);
@@ -69,5 +77,7 @@ class ConvNetImpl : public torch::nn::Module {
   torch::nn::Linear fc{nullptr};
   torch::nn::Dropout dropout{nullptr};
   torch::nn::Linear head{nullptr};
+  // Auxiliary classifier on the embedding, for deep supervision.
+  torch::nn::Linear aux_head{nullptr};
 };
 TORCH_MODULE(ConvNet);

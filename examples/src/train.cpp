@@ -165,7 +165,7 @@ int main() {
                 context.rank % static_cast<int>(torch::cuda::device_count())))
       : torch::Device(torch::kCPU);
 
-  ConvNet model(ConvNetOptions().num_classes(options.num_classes));
+  ConvNet model(ConvNetOptions().num_classes(options.num_classes).aux_classifier(config::env_flag("AUX_CLASSIFIER", false)));
   auto ddp = std::make_shared<DataParallelConvNet>(model, context.process_group);
   ddp->to(device);
 
