@@ -1,0 +1,139 @@
+//===--- DivergenceControl.cpp - which conditions decide a statement ------===//
+//
+// FunctionDivergence's view of control: the condition a branch block tests
+// and its value, loops over a data loader (uniform), the branches that
+// decide whether a block runs (clang's ControlDependencyCalculator, leaving
+// out sides that can only abort) and where the paths out of a branch meet
+// again. Part of FunctionDivergence (utils/Divergence.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "utils/Divergence.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+bool isLoopStmt(const Stmt *S) {
+  return S && (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+               isa<CXXForRangeStmt>(S));
+}
+
+/// The expression whose value decides a branch block. For a chain of `&&` /
+/// `||` the CFG gives each operand a block of its own; the block that ends
+/// the chain names the whole chain as its condition, but decides on the
+/// last operand, which is the one it evaluates.
+const Expr *decidingExpr(const CFGBlock &Branch) {
+  const auto *E = dyn_cast_or_null<Expr>(
+      const_cast<CFGBlock &>(Branch).getTerminatorCondition(false));
+  for (unsigned Depth = 0; E && Depth < 32; ++Depth) {
+    const Expr *Inner = E->IgnoreParenImpCasts();
+    if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Inner))
+      Inner = Cleanups->getSubExpr()->IgnoreParenImpCasts();
+    const auto *Logical = dyn_cast<BinaryOperator>(Inner);
+    if (!Logical || !Logical->isLogicalOp())
+      return E;
+    E = Logical->getRHS();
+  }
+  return E;
+}
+
+} // namespace
+
+const Expr *FunctionDivergence::condition(const CFGBlock &Branch) const {
+  const Stmt *T = Branch.getTerminatorStmt();
+  if (const auto *For = dyn_cast_or_null<CXXForRangeStmt>(T))
+    return For->getRangeInit();
+  return decidingExpr(Branch);
+}
+
+Divergence FunctionDivergence::conditionValue(const CFGBlock &Branch) const {
+  if (Branch.succ_size() < 2)
+    return {};
+  const Expr *E = decidingExpr(Branch);
+  return E ? value(E) : Divergence();
+}
+
+bool FunctionDivergence::isLoaderLoop(const CFGBlock &Branch) const {
+  if (!isLoopStmt(Branch.getTerminatorStmt()))
+    return false;
+  return conditionValue(Branch).onlyFrom(DivergenceSource::LoaderExhaustion);
+}
+
+bool FunctionDivergence::bypasses(const CFGBlock &Branch,
+                                  const CFGBlock &Block) {
+  auto Key = std::make_pair(&Branch, &Block);
+  auto It = Bypasses.find(Key);
+  if (It != Bypasses.end())
+    return It->second;
+  const CFGBlock *Exit = &Cfg->getExit();
+  llvm::DenseSet<const CFGBlock *> Seen;
+  llvm::SmallVector<const CFGBlock *, 16> Work;
+  for (const CFGBlock::AdjacentBlock &Succ : Branch.succs())
+    Work.push_back(Succ.getReachableBlock());
+  bool Found = false;
+  while (!Work.empty() && !Found) {
+    const CFGBlock *B = Work.pop_back_val();
+    if (!B || B == &Block || B->hasNoReturnElement() || !Seen.insert(B).second)
+      continue;
+    if (B == Exit) {
+      Found = true;
+      break;
+    }
+    for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+      Work.push_back(Succ.getReachableBlock());
+  }
+  return Bypasses[Key] = Found;
+}
+
+llvm::ArrayRef<const CFGBlock *>
+FunctionDivergence::controllingBranches(const CFGBlock &Block) {
+  auto It = Controllers.find(&Block);
+  if (It != Controllers.end())
+    return It->second;
+  llvm::SmallVector<const CFGBlock *, 8> Result;
+  llvm::DenseSet<const CFGBlock *> Seen;
+  llvm::SmallVector<const CFGBlock *, 8> Queue;
+  // A branch decides whether Block runs when one of its sides can finish
+  // the function without running Block. A side that can only end in a call
+  // that does not return (TORCH_CHECK, abort) does not count: the ranks that
+  // take it stop, so it makes no difference among those that go on.
+  auto Push = [&](const CFGBlock *B) {
+    for (CFGBlock *Dep :
+         Control->getControlDependencies(const_cast<CFGBlock *>(B)))
+      if (Seen.insert(Dep).second && bypasses(*Dep, Block))
+        Queue.push_back(Dep);
+  };
+  Push(&Block);
+  for (size_t I = 0; I < Queue.size(); ++I) {
+    Result.push_back(Queue[I]);
+    Push(Queue[I]);
+  }
+  return Controllers[&Block] = std::move(Result);
+}
+
+const CFGBlock *FunctionDivergence::joinOf(const CFGBlock &Branch) const {
+  auto *Node = PostDom->getBase().getNode(const_cast<CFGBlock *>(&Branch));
+  if (!Node || !Node->getIDom())
+    return nullptr;
+  return Node->getIDom()->getBlock();
+}
+
+Divergence FunctionDivergence::implicitIn(const CFGBlock &B) {
+  Divergence D;
+  for (const CFGBlock *Branch : controllingBranches(B))
+    if (!isLoaderLoop(*Branch))
+      D.merge(conditionValue(*Branch));
+  return D;
+}
+
+Divergence FunctionDivergence::implicitAt(const Stmt *S) {
+  const CFGBlock *B = blockOf(S);
+  return B ? implicitIn(*B) : Divergence();
+}
+
+} // namespace clang::tidy::ddp
