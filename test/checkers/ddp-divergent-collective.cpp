@@ -1,24 +1,24 @@
 // Both entry points, the clang-tidy plugin and the driver, on the mock headers
 // (MPI included):
 // RUN: %clang_tidy %s -checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error|note}}:'
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI 2> %t.err \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
-// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
 //
 // The same findings with the c10d of LibTorch 2.x and of 1.7 and before:
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI -DDDPLINT_MOCK_C10D_V2 2> %t.err2 \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
-// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err2
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err2
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI -DDDPLINT_MOCK_C10D_OLD 2> %t.err3 \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
-// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err3
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err3
 //
 // RankVariables adds names that hold the rank:
 // RUN: %clang_tidy %s -checks='-*,ddp-divergent-collective' \
 // RUN:   -config="{CheckOptions: {RankVariables: 'me'}}" \
 // RUN:   -- %mock_flags -DWITH_MPI -DWITH_RANK_VARIABLES 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI,CHECK-NAMES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI,CHECK-NAMES -implicit-check-not='{{warning|error|note}}:'
 //
 // test/integration runs this same file against the real LibTorch headers,
 // without WITH_MPI (Debian's LibTorch does not bring MPI).
@@ -143,6 +143,7 @@ void early_return_on_rank(ProcessGroup &pg, torch::Tensor t) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'allreduce_one', which issues collective 'allreduce', is skipped by ranks that leave early through 'return' on a condition that depends on the rank; the ranks that stay wait forever in it (the job hangs); issue it on every rank (a root/non-root split must call the matching collective on both sides) [ddp-divergent-collective]
   // CHECK-MESSAGES: :[[@LINE-4]]:7: note: this condition depends on the rank
   // CHECK-MESSAGES: :[[@LINE-4]]:5: note: ranks where it holds leave through this 'return'
+  // CHECK-MESSAGES: :[[@LINE-85]]:3: note: the collective is issued here, inside 'allreduce_one'
 }
 
 void rank_from_environment(ProcessGroup &pg) {
@@ -198,7 +199,8 @@ void sync_if(ProcessGroup &pg, const torch::Tensor &grad, bool has_grad) {
     allreduce_one(pg, grad);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'allreduce_one', which issues collective 'allreduce', runs only on ranks where a condition that depends on whether this rank has a gradient holds
     // CHECK-MESSAGES: :[[@LINE-3]]:7: note: this condition depends on whether this rank has a gradient
-    // CHECK-MESSAGES: :[[@LINE+5]]:27: note: whether the gradient exists is read here
+    // CHECK-MESSAGES: :[[@LINE+6]]:27: note: whether the gradient exists is read here
+    // CHECK-MESSAGES: :[[@LINE-142]]:3: note: the collective is issued here, inside 'allreduce_one'
 }
 
 void sync_if_caller(torch::nn::Module &model, ProcessGroup &pg) {
@@ -306,6 +308,7 @@ void one_finding_per_exit(Loader &loader, ProcessGroup &pg, torch::Tensor a,
     // CHECK-MESSAGES: :[[@LINE-4]]:9: note: this condition depends on this rank's own data
     // CHECK-MESSAGES: :[[@LINE-4]]:7: note: ranks where it holds leave through this 'return'
     // CHECK-MESSAGES: :[[@LINE-7]]:22: note: this rank's own data comes from here
+    // CHECK-MESSAGES: :[[@LINE-250]]:3: note: the collective is issued here, inside 'allreduce_one'
     allreduce_one(pg, b);
   }
 }
@@ -344,8 +347,9 @@ void stats_struct(Loader &loader, torch::nn::Module &model, ProcessGroup &pg) {
     for (auto &batch : loader) {
       sync_gradients(pg, model);
       // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'sync_gradients', which is handed the communicator and so issues collectives, is skipped from the next iteration on by ranks that leave early through 'break' on a condition that depends on this rank's own data
-      // CHECK-MESSAGES: :[[@LINE+5]]:9: note: this condition depends on this rank's own data
-      // CHECK-MESSAGES: :[[@LINE+5]]:7: note: ranks where it holds leave through this 'break'
+      // CHECK-MESSAGES: :[[@LINE+6]]:9: note: this condition depends on this rank's own data
+      // CHECK-MESSAGES: :[[@LINE+6]]:7: note: ranks where it holds leave through this 'break'
+      // CHECK-MESSAGES: :[[@LINE-5]]:24: note: this rank's own data comes from here
       stats.loss += batch.data.sum().item<double>();
       ++stats.batches;
     }
@@ -361,8 +365,9 @@ void history_vector(Loader &loader, torch::nn::Module &model,
     for (auto &batch : loader) {
       sync_gradients(pg, model);
       // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'sync_gradients', which is handed the communicator and so issues collectives, is skipped from the next iteration on by ranks that leave early through 'break'
-      // CHECK-MESSAGES: :[[@LINE+4]]:9: note: this condition depends on this rank's own data
-      // CHECK-MESSAGES: :[[@LINE+4]]:7: note: ranks where it holds leave through this 'break'
+      // CHECK-MESSAGES: :[[@LINE+5]]:9: note: this condition depends on this rank's own data
+      // CHECK-MESSAGES: :[[@LINE+5]]:7: note: ranks where it holds leave through this 'break'
+      // CHECK-MESSAGES: :[[@LINE-5]]:24: note: this rank's own data comes from here
       history.push_back(batch.data.sum().item<double>());
     }
     if (history.back() < 0.1)
@@ -392,8 +397,9 @@ void field_through_method(LocalTrainer &trainer, Loader &loader) {
   for (int epoch = 0; epoch < 10; ++epoch) {
     trainer.run_epoch(loader);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'run_epoch', which issues collectives, is skipped from the next iteration on by ranks that leave early through 'break' on a condition that depends on this rank's own data
-    // CHECK-MESSAGES: :[[@LINE+2]]:9: note: this condition depends on this rank's own data
-    // CHECK-MESSAGES: :[[@LINE+2]]:7: note: ranks where it holds leave through this 'break'
+    // CHECK-MESSAGES: :[[@LINE+3]]:9: note: this condition depends on this rank's own data
+    // CHECK-MESSAGES: :[[@LINE+3]]:7: note: ranks where it holds leave through this 'break'
+    // CHECK-MESSAGES: :[[@LINE-18]]:7: note: the collective is issued here, inside 'run_epoch'
     if (trainer.converged())
       break;
   }
@@ -416,7 +422,8 @@ void collective_in_condition(Loader &loader, torch::nn::Module &model,
     if (local_epoch(loader, model, pg) < 0.1)
       // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'local_epoch', which issues collectives, is skipped from the next iteration on by ranks that leave early through 'break'
       // CHECK-MESSAGES: :[[@LINE-2]]:9: note: this condition depends on this rank's own data
-      // CHECK-MESSAGES: :[[@LINE+1]]:7: note: ranks where it holds leave through this 'break'
+      // CHECK-MESSAGES: :[[@LINE+2]]:7: note: ranks where it holds leave through this 'break'
+      // CHECK-MESSAGES: :[[@LINE-13]]:5: note: the collective is issued here, inside 'local_epoch'
       break;
 }
 
@@ -466,6 +473,7 @@ void log_on_rank_zero(Loader &loader, Context &context, torch::Tensor loss,
         allreduce_one(*context.process_group, loss);
         // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'allreduce_one', which issues collective 'allreduce', runs only on ranks where a condition that depends on the rank holds
         // CHECK-MESSAGES: :[[@LINE-3]]:11: note: this condition depends on the rank
+        // CHECK-MESSAGES: :[[@LINE-415]]:3: note: the collective is issued here, inside 'allreduce_one'
       ++step;
     }
   }
@@ -793,6 +801,7 @@ void reduced_then_rescaled(ProcessGroup &pg, torch::nn::Module &model, int rank)
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'sync_gradients', which is handed the communicator and so issues collectives, is skipped by ranks that leave early through 'break' on a condition that depends on the rank
     // CHECK-MESSAGES: :[[@LINE-4]]:9: note: this condition depends on the rank
     // CHECK-MESSAGES: :[[@LINE-4]]:7: note: ranks where it holds leave through this 'break'
+    // CHECK-MESSAGES: :[[@LINE-7]]:19: note: the rank comes from here
   }
 }
 

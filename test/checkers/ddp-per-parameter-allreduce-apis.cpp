@@ -4,15 +4,15 @@
 // RUN: %clang_tidy %s -checks='-*,ddp-per-parameter-allreduce' \
 // RUN:   -config="{CheckOptions: {CollectiveFunctions: '::fw::Communicator::sum'}}" \
 // RUN:   -- %mock_flags 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW,CHECK-FW -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW,CHECK-FW -implicit-check-not='{{warning|error|note}}:'
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-per-parameter-allreduce' -- %mock_flags 2> %t.err \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW -implicit-check-not='{{warning|error}}:'
-// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
 // RUN: %clang_tidy %s -checks='-*,ddp-per-parameter-allreduce' -- %mock_flags -DDDPLINT_MOCK_C10D_V2 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW -implicit-check-not='{{warning|error|note}}:'
 // Old c10d (std::shared_ptr<ProcessGroup::Work>, no Backend):
 // RUN: %clang_tidy %s -checks='-*,ddp-per-parameter-allreduce' -- %mock_flags -DDDPLINT_MOCK_C10D_OLD 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>

@@ -1,14 +1,14 @@
 // Both entry points, the clang-tidy plugin and the driver, on the mock headers:
 // RUN: %clang_tidy %s -checks='-*,ddp-per-parameter-allreduce' -- %mock_flags 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-per-parameter-allreduce' -- %mock_flags 2> %t.err \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
-// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
 //
 // A call that does not type-check is a call of its candidates; the compile
 // error goes to standard error, the finding to standard output:
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-per-parameter-allreduce' -- %mock_flags -DWITH_BROKEN_CODE 2> %t.broken.err \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-BROKEN -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-BROKEN -implicit-check-not='{{warning|error|note}}:'
 // RUN: FileCheck %s -check-prefix=CHECK-ERROR -implicit-check-not='error:' < %t.broken.err
 //
 // test/integration runs this same file against the real LibTorch headers.

@@ -1,16 +1,16 @@
 // Both entry points, the clang-tidy plugin and the driver, on the mock headers:
 // RUN: %clang_tidy %s -checks='-*,ddp-sampler-epoch' -- %mock_flags 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-sampler-epoch' -- %mock_flags 2> %t.err \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
-// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
 //
 // A sampler class named in ShufflingSamplers is treated like
 // DistributedRandomSampler:
 // RUN: %clang_tidy %s -checks='-*,ddp-sampler-epoch' \
 // RUN:   -config="{CheckOptions: {ddp-sampler-epoch.ShufflingSamplers: '::torch::data::samplers::DistributedRandomSampler;::app::BlockShuffleSampler'}}" \
 // RUN:   -- %mock_flags -DWITH_CUSTOM_SHUFFLER 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-CUSTOM -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-CUSTOM -implicit-check-not='{{warning|error|note}}:'
 //
 // test/integration runs this same file against the real LibTorch headers.
 

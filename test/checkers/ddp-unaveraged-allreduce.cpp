@@ -1,14 +1,14 @@
 // Both entry points, the clang-tidy plugin and the driver, on the mock headers:
 // RUN: %clang_tidy %s -checks='-*,ddp-unaveraged-allreduce' -- %mock_flags 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error|note}}:'
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unaveraged-allreduce' -- %mock_flags 2> %t.err \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error}}:'
-// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
 //
 // A call that does not type-check is a call of its candidates; the compile
 // error goes to standard error, the finding to standard output:
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unaveraged-allreduce' -- %mock_flags -DWITH_BROKEN_CODE 2> %t.broken \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI,CHECK-BROKEN -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI,CHECK-BROKEN -implicit-check-not='{{warning|error|note}}:'
 // RUN: FileCheck %s -check-prefix=CHECK-ERROR < %t.broken
 //
 // A framework collective named in CollectiveFunctions sums too; a world-size
@@ -16,11 +16,11 @@
 // RUN: %clang_tidy %s -checks='-*,ddp-unaveraged-allreduce' \
 // RUN:   -config="{CheckOptions: {CollectiveFunctions: '::fw::Communicator::sum', WorldSizeFunctions: '::c10d::ProcessGroup::getSize;::c10d::Backend::getSize;::boost::mpi::communicator::size;MPI_Comm_size@1;ncclCommCount@1;::fw::Communicator::count'}}" \
 // RUN:   -- %mock_flags -DWITH_OPTIONS 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI,CHECK-OPTIONS -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI,CHECK-OPTIONS -implicit-check-not='{{warning|error|note}}:'
 //
 // A learning rate divided by the world size averages the updates instead:
 // RUN: %clang_tidy %s -checks='-*,ddp-unaveraged-allreduce' -- %mock_flags -DSCALED_LEARNING_RATE 2>/dev/null \
-// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error|note}}:'
 // SILENT-NOT: warning
 //
 // test/integration runs this same file against the real LibTorch headers.

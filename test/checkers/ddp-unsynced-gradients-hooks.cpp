@@ -3,19 +3,19 @@
 // without any (the last RUN), the step is reported.
 //
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DTENSOR_HOOK 2>/dev/null \
-// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error|note}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DACCUMULATOR_HOOK 2>/dev/null \
-// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error|note}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DLAMBDA_POST_HOOK 2>/dev/null \
-// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error|note}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DHOOK_INSTALLER 2>/dev/null \
-// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error|note}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DCUSTOM_FUNCTION 2>/dev/null \
-// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error|note}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DMETRIC_HOOK 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 // SILENT-NOT: warning
 
 #include <torch/torch.h>

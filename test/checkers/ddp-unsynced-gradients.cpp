@@ -1,21 +1,21 @@
 // Both entry points, the clang-tidy plugin and the driver, on the mock headers:
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags 2> %t.err \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
-// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
 //
 // A framework collective named in CollectiveFunctions, and a sync helper
 // named in GradientSyncFunctions, are syncs:
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' \
 // RUN:   -config="{CheckOptions: {CollectiveFunctions: '::fw::Communicator::sum', GradientSyncFunctions: '*[Rr]educe*[Gg]rad*;*[Ss]ync*[Gg]rad*;*[Aa]verage*[Gg]rad*;*[Aa]vg*[Gg]rad*;exchange_updates'}}" \
 // RUN:   -- %mock_flags -DWITH_OPTIONS 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 //
 // Code clang cannot build (a call into a missing header) may be the sync;
 // the missing header leaves the analysis vacuous, so the exit code is 3:
 // RUN: %expect_exit 3 %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags -DWITH_BROKEN_CODE 2> %t.broken.err \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 // RUN: FileCheck %s -check-prefix=CHECK-ERROR -implicit-check-not='error:' < %t.broken.err
 //
 // test/integration runs this same file against the real LibTorch headers.

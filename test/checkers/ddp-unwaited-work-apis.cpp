@@ -1,14 +1,14 @@
 // ddp-unwaited-work beyond c10d 1.13: MPI requests, c10d 2.x backends and the
 // older c10d shape (std::shared_ptr<ProcessGroup::Work>). Mock headers only.
 // RUN: %clang_tidy %s -checks='-*,ddp-unwaited-work' -- %mock_flags 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW -implicit-check-not='{{warning|error|note}}:'
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unwaited-work' -- %mock_flags 2> %t.err \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW -implicit-check-not='{{warning|error}}:'
-// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
 // RUN: %clang_tidy %s -checks='-*,ddp-unwaited-work' -- %mock_flags -DDDPLINT_MOCK_C10D_V2 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-NEW -implicit-check-not='{{warning|error|note}}:'
 // RUN: %clang_tidy %s -checks='-*,ddp-unwaited-work' -- %mock_flags -DDDPLINT_MOCK_C10D_OLD 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
@@ -68,6 +68,7 @@ void negative_nccl(torch::Tensor grad, ncclComm_t comm, cudaStream_t stream) {
 void backend_discarded(c10d::Backend &backend, std::vector<at::Tensor> &tensors) {
   backend.allreduce(tensors);
   // CHECK-NEW: :[[@LINE-1]]:11: warning: the Work returned by 'allreduce' is discarded
+  // CHECK-NEW: :[[@LINE-2]]:29: note: wait for the collective here
 }
 #endif
 
@@ -83,4 +84,5 @@ void process_group_step_first(c10d::ProcessGroup &pg, std::vector<at::Tensor> &t
 void process_group_discarded(c10d::ProcessGroup &pg, std::vector<at::Tensor> &tensors) {
   pg.allreduce(tensors);
   // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: the Work returned by 'allreduce' is discarded
+  // CHECK-MESSAGES: :[[@LINE-2]]:24: note: wait for the collective here
 }

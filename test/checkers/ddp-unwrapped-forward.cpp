@@ -1,8 +1,8 @@
 // RUN: %clang_tidy %s -checks='-*,ddp-unwrapped-forward' -- %mock_flags -I%S/Inputs 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unwrapped-forward' -- %mock_flags -I%S/Inputs 2> %t.err \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error}}:'
-// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error}}:' < %t.err
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
 //
 // The fix-it swaps an inner `forward` for the wrapper's; the fix runs on a copy
 // with the CHECK comments blanked, so that only fixed code can match:
