@@ -20,7 +20,7 @@
 
 #include "Commands.h"
 #include "ExitCodes.h"
-#include "Launcher.h"
+#include "RunRecords.h"
 #include "Options.h"
 #include "Process.h"
 #include "Programs.h"

@@ -2,6 +2,7 @@
 
 #include "Run.h"
 
+#include "Launcher.h"
 #include "RunDirectory.h"
 #include "Svg.h"
 

@@ -10,7 +10,7 @@
 #define DDPHARNESS_LAUNCHER_RUN_H
 
 #include "Analysis.h"
-#include "Launcher.h"
+#include "RunRecords.h"
 
 #include "llvm/Support/Error.h"
 

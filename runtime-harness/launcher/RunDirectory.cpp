@@ -2,8 +2,8 @@
 
 #include "RunDirectory.h"
 
-#include "Launcher.h"
 #include "Process.h"
+#include "RunRecords.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"

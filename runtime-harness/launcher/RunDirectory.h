@@ -10,6 +10,8 @@
 #ifndef DDPHARNESS_LAUNCHER_RUNDIRECTORY_H
 #define DDPHARNESS_LAUNCHER_RUNDIRECTORY_H
 
+#include "RunRecords.h"
+
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
@@ -20,9 +22,6 @@
 #include <vector>
 
 namespace ddpharness {
-
-struct LaunchOptions;
-struct LaunchResult;
 
 /// Creates the run directory and returns its absolute path. An empty
 /// \p Requested makes a fresh `$TMPDIR/ddp-harness/run-<time>-<random>`. A

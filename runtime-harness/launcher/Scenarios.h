@@ -9,7 +9,7 @@
 #ifndef DDPHARNESS_LAUNCHER_SCENARIOS_H
 #define DDPHARNESS_LAUNCHER_SCENARIOS_H
 
-#include "Launcher.h"
+#include "RunRecords.h"
 #include "Svg.h"
 #include "Verdict.h"
 

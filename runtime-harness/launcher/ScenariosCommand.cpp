@@ -11,7 +11,7 @@
 #include "Analysis.h"
 #include "Commands.h"
 #include "ExitCodes.h"
-#include "Launcher.h"
+#include "RunRecords.h"
 #include "Options.h"
 #include "Process.h"
 #include "Report.h"
