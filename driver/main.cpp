@@ -157,7 +157,8 @@ Do not fall back on ddplint's declarations of
 <mpi.h>, <nccl.h>, <cuda_runtime.h> and
 <boost/mpi.hpp> when no include directory has
 the real header: a missing SDK header is then a
-compile error, as it is for the compiler.)"),
+compile error, as it is for the compiler, and
+the unit's analysis is vacuous (exit 3).)"),
                             cl::init(false), cl::cat(DdplintCategory));
 
 cl::opt<bool> Verbose("verbose", cl::desc(R"(
@@ -266,7 +267,8 @@ int main(int Argc, const char **Argv) {
           "ddplint: finds silent data-parallel training bugs in LibTorch "
           "code.\n\nExit codes: 0 nothing found, 1 findings, 2 usage or "
           "tool error, 3 a unit's analysis was vacuous (a header not found, a "
-          "file clang cannot read, no function left to analyse).\n",
+          "file clang cannot read, no function left to analyse); when "
+          "several apply, 2 wins over 3, and 3 over 1.\n",
           &errs()))
     return ExitToolError;
   applyColorOption();
