@@ -195,10 +195,14 @@ public:
   const CFGBlock *joinOf(const CFGBlock &Branch) const;
 
 private:
+  class Transfer;
+
   void collectFacts();
   void run();
   void processBlock(const CFGBlock &B);
   Divergence evaluate(const Expr *E);
+  /// The value this pass recorded for \p E, else \p E evaluated now.
+  Divergence valueOf(const Expr *E);
   Divergence evaluateCall(const CallExpr *Call);
   /// A local variable, or one field of a local struct (`stats.loss`): the
   /// places the flow keeps values in.
@@ -219,6 +223,8 @@ private:
   bool isGradient(const Expr *E, unsigned Depth = 0) const;
   bool isParameterLike(const Expr *E, unsigned Depth = 0) const;
   bool isHookParameter(const ParmVarDecl &P) const;
+  /// Records the value of \p S (an expression) and applies what it does to
+  /// the flow state (FunctionDivergence::Transfer).
   void transfer(const Stmt *S, const CFGBlock &B);
   /// `optimizer.step([&] { ...; loss_value = loss.item<double>(); ... })`:
   /// the closure runs inside the step, so what it assigns to this

@@ -205,6 +205,11 @@ bool FunctionDivergence::isParameterLike(const Expr *E, unsigned Depth) const {
   return false;
 }
 
+Divergence FunctionDivergence::valueOf(const Expr *E) {
+  auto It = Values.find(E);
+  return It != Values.end() ? It->second : evaluate(E);
+}
+
 Divergence FunctionDivergence::evaluate(const Expr *E) {
   if (isa<LambdaExpr>(E) || isa<UnaryExprOrTypeTraitExpr>(E) ||
       isa<CXXThisExpr>(E) || isa<CXXDefaultArgExpr>(E) ||

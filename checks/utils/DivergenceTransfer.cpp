@@ -13,6 +13,7 @@
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtVisitor.h"
 
 #include <algorithm>
 
@@ -101,123 +102,179 @@ void FunctionDivergence::sanitize(const CollectiveSite &Site,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// The transfer function
+//===----------------------------------------------------------------------===//
+
+/// What one statement of the CFG does to the flow state: one Visit method
+/// per kind of statement that defines a slot, returns, or issues a call.
+/// The value of an expression statement is recorded before (transfer()).
+class FunctionDivergence::Transfer
+    : public ConstStmtVisitor<FunctionDivergence::Transfer> {
+public:
+  Transfer(FunctionDivergence &Flow, const CFGBlock &Block)
+      : Flow(Flow), Block(Block) {}
+
+  void VisitDeclStmt(const DeclStmt *DS);
+  void VisitBinaryOperator(const BinaryOperator *BO);
+  void VisitUnaryOperator(const UnaryOperator *UO);
+  void VisitReturnStmt(const ReturnStmt *Ret);
+  void VisitCallExpr(const CallExpr *Call);
+  void VisitCXXMemberCallExpr(const CXXMemberCallExpr *Member);
+  void VisitCXXOperatorCallExpr(const CXXOperatorCallExpr *Op);
+
+private:
+  /// Calls the flow treats apart from their arguments: a collective, a rank
+  /// written through an output argument, an optimizer step with a closure.
+  /// Returns whether \p Call was one of them.
+  bool transferSpecialCall(const CallExpr &Call);
+  /// What the arguments of \p Call hold together.
+  Divergence argumentsValue(const CallExpr &Call);
+  /// Output arguments: `f(&x)`, `f(x)` binding a non-const reference.
+  void writeOutputArguments(const CallExpr &Call, const Divergence &Arguments);
+  void define(Slot Where, Divergence D, bool Overwrite) {
+    Flow.define(Where, D, Overwrite, Block);
+  }
+
+  FunctionDivergence &Flow;
+  const CFGBlock &Block;
+};
+
 void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
-  auto ValueOf = [&](const Expr *E) {
-    auto It = Values.find(E);
-    return It != Values.end() ? It->second : evaluate(E);
-  };
   if (const auto *E = dyn_cast<Expr>(S)) {
     Divergence D = evaluate(E);
     if (Values[E].merge(D))
       Changed = true;
   }
+  Transfer(*this, B).Visit(S);
+}
 
-  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
-    for (const Decl *D : DS->decls()) {
-      const auto *V = dyn_cast<VarDecl>(D);
-      if (!V)
-        continue;
-      auto Batch = BatchVariables.find(V);
-      Slot Whole{V, nullptr};
-      if (Batch != BatchVariables.end())
-        define(Whole,
-               Divergence::seed(DivergenceSource::LocalData,
-                                Batch->second->getRangeInit()),
-               true, B);
-      else if (V->getInit())
-        define(Whole, ValueOf(V->getInit()), true, B);
-      else
-        define(Whole, {}, true, B);
-    }
-    return;
+void FunctionDivergence::Transfer::VisitDeclStmt(const DeclStmt *DS) {
+  for (const Decl *D : DS->decls()) {
+    const auto *V = dyn_cast<VarDecl>(D);
+    if (!V)
+      continue;
+    auto Batch = Flow.BatchVariables.find(V);
+    Slot Whole{V, nullptr};
+    if (Batch != Flow.BatchVariables.end())
+      define(Whole,
+             Divergence::seed(DivergenceSource::LocalData,
+                              Batch->second->getRangeInit()),
+             true);
+    else if (V->getInit())
+      define(Whole, Flow.valueOf(V->getInit()), true);
+    else
+      define(Whole, {}, true);
   }
-  if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
-    if (!BO->isAssignmentOp())
-      return;
-    bool Exact = false;
-    define(rootLocal(BO->getLHS(), Exact), ValueOf(BO->getRHS()),
-           Exact && BO->getOpcode() == BO_Assign, B);
-    return;
-  }
-  if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
-    bool Exact = false;
-    if (UO->isIncrementDecrementOp())
-      define(rootLocal(UO->getSubExpr(), Exact), {}, false, B);
-    return;
-  }
-  if (const auto *Ret = dyn_cast<ReturnStmt>(S)) {
-    Divergence D = implicitIn(B);
-    if (const Expr *Value = Ret->getRetValue())
-      D.merge(ValueOf(Value));
-    if (Returned.merge(D))
-      Changed = true;
-    return;
-  }
-  const auto *Call = dyn_cast<CallExpr>(S);
-  if (!Call)
-    return;
+}
 
-  if (std::optional<CollectiveSite> Site = Owner.sites().collective(*Call)) {
-    sanitize(*Site, *Call);
+void FunctionDivergence::Transfer::VisitBinaryOperator(
+    const BinaryOperator *BO) {
+  if (!BO->isAssignmentOp())
     return;
+  bool Exact = false;
+  define(Flow.rootLocal(BO->getLHS(), Exact), Flow.valueOf(BO->getRHS()),
+         Exact && BO->getOpcode() == BO_Assign);
+}
+
+void FunctionDivergence::Transfer::VisitUnaryOperator(const UnaryOperator *UO) {
+  bool Exact = false;
+  if (UO->isIncrementDecrementOp())
+    define(Flow.rootLocal(UO->getSubExpr(), Exact), {}, false);
+}
+
+void FunctionDivergence::Transfer::VisitReturnStmt(const ReturnStmt *Ret) {
+  Divergence D = Flow.implicitIn(Block);
+  if (const Expr *Value = Ret->getRetValue())
+    D.merge(Flow.valueOf(Value));
+  if (Flow.Returned.merge(D))
+    Flow.Changed = true;
+}
+
+void FunctionDivergence::Transfer::VisitCallExpr(const CallExpr *Call) {
+  if (transferSpecialCall(*Call))
+    return;
+  writeOutputArguments(*Call, argumentsValue(*Call));
+}
+
+void FunctionDivergence::Transfer::VisitCXXMemberCallExpr(
+    const CXXMemberCallExpr *Member) {
+  if (transferSpecialCall(*Member))
+    return;
+  Divergence Arguments = argumentsValue(*Member);
+  // In-place tensor operations and container insertions update the object.
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  llvm::StringRef Name = identifierName(MD);
+  bool Mutates =
+      isContainerMutator(Name) ||
+      (Name.endswith("_") && MD && Vocabulary::isTensorClass(*MD->getParent()));
+  bool Exact = false;
+  if (Mutates)
+    define(Flow.rootLocal(Member->getImplicitObjectArgument(), Exact),
+           Arguments, false);
+  writeOutputArguments(*Member, Arguments);
+}
+
+void FunctionDivergence::Transfer::VisitCXXOperatorCallExpr(
+    const CXXOperatorCallExpr *Op) {
+  if (transferSpecialCall(*Op) || Op->getNumArgs() < 1)
+    return;
+  bool Exact = false;
+  Slot V = Flow.rootLocal(Op->getArg(0), Exact);
+  if (!V.first)
+    return;
+  if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
+    define(V, Flow.valueOf(Op->getArg(1)), Exact);
+  } else if (Op->isAssignmentOp() || Op->getOperator() == OO_PlusPlus ||
+             Op->getOperator() == OO_MinusMinus) {
+    Divergence D;
+    for (unsigned I = 1; I < Op->getNumArgs(); ++I)
+      D.merge(Flow.valueOf(Op->getArg(I)));
+    define(V, D, false);
   }
-  if (const Expr *Out = Vocab.rankOutputArgument(*Call)) {
+}
+
+bool FunctionDivergence::Transfer::transferSpecialCall(const CallExpr &Call) {
+  if (std::optional<CollectiveSite> Site =
+          Flow.Owner.sites().collective(Call)) {
+    Flow.sanitize(*Site, Call);
+    return true;
+  }
+  if (const Expr *Out = Flow.Vocab.rankOutputArgument(Call)) {
     // `MPI_Comm_rank(comm, &rank)`, `&peers.rank`.
     Out = Out->IgnoreParenImpCasts();
     if (const auto *AddrOf = dyn_cast<UnaryOperator>(Out);
         AddrOf && AddrOf->getOpcode() == UO_AddrOf)
       Out = AddrOf->getSubExpr();
     bool Exact = false;
-    define(rootLocal(Out, Exact),
-           Divergence::seed(DivergenceSource::Rank, Call), Exact, B);
-    return;
+    define(Flow.rootLocal(Out, Exact),
+           Divergence::seed(DivergenceSource::Rank, &Call), Exact);
+    return true;
   }
-  if (Vocab.optimizerStepClosure(*Call)) {
-    closureAssignments(*Call, B);
-    return;
+  if (Flow.Vocab.optimizerStepClosure(Call)) {
+    Flow.closureAssignments(Call, Block);
+    return true;
   }
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
-    if (Op->getNumArgs() < 1)
-      return;
-    bool Exact = false;
-    Slot V = rootLocal(Op->getArg(0), Exact);
-    if (!V.first)
-      return;
-    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
-      define(V, ValueOf(Op->getArg(1)), Exact, B);
-    } else if (Op->isAssignmentOp() || Op->getOperator() == OO_PlusPlus ||
-               Op->getOperator() == OO_MinusMinus) {
-      Divergence D;
-      for (unsigned I = 1; I < Op->getNumArgs(); ++I)
-        D.merge(ValueOf(Op->getArg(I)));
-      define(V, D, false, B);
-    }
-    return;
-  }
-  const FunctionDecl *FD = Call->getDirectCallee();
+  return false;
+}
+
+Divergence FunctionDivergence::Transfer::argumentsValue(const CallExpr &Call) {
   Divergence Arguments;
-  for (const Expr *Arg : Call->arguments())
-    Arguments.merge(ValueOf(Arg));
-  // In-place tensor operations and container insertions update the object.
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-    const CXXMethodDecl *MD = Member->getMethodDecl();
-    llvm::StringRef Name = identifierName(MD);
-    bool Mutates = isContainerMutator(Name) ||
-                   (Name.endswith("_") && MD &&
-                    Vocabulary::isTensorClass(*MD->getParent()));
-    bool Exact = false;
-    if (Mutates)
-      define(rootLocal(Member->getImplicitObjectArgument(), Exact), Arguments,
-             false, B);
-  }
-  // Output arguments: `f(&x)`, `f(x)` binding a non-const reference.
+  for (const Expr *Arg : Call.arguments())
+    Arguments.merge(Flow.valueOf(Arg));
+  return Arguments;
+}
+
+void FunctionDivergence::Transfer::writeOutputArguments(
+    const CallExpr &Call, const Divergence &Arguments) {
+  const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD)
     return;
-  for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams(); ++I) {
+  for (unsigned I = 0; I < Call.getNumArgs() && I < FD->getNumParams(); ++I) {
     if (isForwardingParameter(*FD, I))
       continue; // `make_intrusive<T>(store, rank, size)` passes, not writes
     QualType P = FD->getParamDecl(I)->getType();
-    const Expr *Arg = Call->getArg(I)->IgnoreParenImpCasts();
+    const Expr *Arg = Call.getArg(I)->IgnoreParenImpCasts();
     bool Written = false;
     if (P->isLValueReferenceType())
       Written = !P.getNonReferenceType().isConstQualified();
@@ -230,10 +287,10 @@ void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
     // A callee whose body is here and only reads it leaves it alone.
     if (Written)
       if (const FunctionDecl *Def = userDefinition(*FD))
-        Written = Owner.writes().mayWrite(*Def, I);
+        Written = Flow.Owner.writes().mayWrite(*Def, I);
     bool Exact = false;
     if (Written)
-      define(rootLocal(Arg, Exact), Arguments, false, B);
+      define(Flow.rootLocal(Arg, Exact), Arguments, false);
   }
 }
 
