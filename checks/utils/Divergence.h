@@ -203,7 +203,26 @@ private:
   Divergence evaluate(const Expr *E);
   /// The value this pass recorded for \p E, else \p E evaluated now.
   Divergence valueOf(const Expr *E);
-  Divergence evaluateCall(const CallExpr *Call);
+  /// What the subexpressions of \p E hold together.
+  Divergence childrenValue(const Expr &E);
+  Divergence evaluateMember(const MemberExpr &ME);
+  Divergence evaluateCall(const CallExpr &Call);
+  /// The steps of evaluateCall for one kind of callee (\p Object: the
+  /// object of a member call); none when the callee is not of that kind.
+  /// A tensor's gradient, whether it has one, its shape.
+  std::optional<Divergence> tensorQueryValue(const CallExpr &Call,
+                                             const FunctionDecl &FD,
+                                             const Expr *Object);
+  /// How many elements a container holds, where it or a data loader
+  /// begins and ends.
+  std::optional<Divergence> extentValue(const CallExpr &Call,
+                                        const FunctionDecl &FD,
+                                        const Expr *Object);
+  /// A function of user code: its summary, a rank getter, one handed the
+  /// communicator.
+  std::optional<Divergence> userCallValue(const CallExpr &Call,
+                                          const FunctionDecl &FD,
+                                          const Expr *Object);
   /// A local variable, or one field of a local struct (`stats.loss`): the
   /// places the flow keeps values in.
   using Slot = std::pair<const VarDecl *, const FieldDecl *>;

@@ -215,11 +215,6 @@ Divergence FunctionDivergence::evaluate(const Expr *E) {
       isa<CXXThisExpr>(E) || isa<CXXDefaultArgExpr>(E) ||
       isa<CXXDefaultInitExpr>(E) || isInfrastructureType(E->getType()))
     return {};
-  auto ValueOf = [&](const Expr *Child) {
-    auto It = Values.find(Child);
-    return It != Values.end() ? It->second : evaluate(Child);
-  };
-
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
     if (!V)
@@ -231,105 +226,118 @@ Divergence FunctionDivergence::evaluate(const Expr *E) {
       D.merge(Divergence::seed(DivergenceSource::Rank, DRE));
     return D;
   }
-  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-    Divergence D;
-    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
-    if (F) {
-      if (Vocab.isRankName(*F) && !inSystemHeader(*F))
-        D = Divergence::seed(DivergenceSource::Rank, ME);
-      else
-        D = Owner.field(*F).through(ME);
-    }
-    const Expr *Base = ME->getBase()->IgnoreParenImpCasts();
-    const auto *BaseRef = dyn_cast<DeclRefExpr>(Base);
-    const auto *BaseVar =
-        BaseRef ? dyn_cast<VarDecl>(BaseRef->getDecl()) : nullptr;
-    if (F && !ME->isArrow() && isLocal(BaseVar))
-      D.merge(readField(BaseVar, F)); // `stats.loss`: that field's slot
-    else if (!isa<CXXThisExpr>(Base))
-      D.merge(ValueOf(ME->getBase()));
-    return D;
-  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    return evaluateMember(*ME);
   if (const auto *Call = dyn_cast<CallExpr>(E))
-    return evaluateCall(Call);
+    return evaluateCall(*Call);
+  return childrenValue(*E);
+}
 
+Divergence FunctionDivergence::childrenValue(const Expr &E) {
   Divergence D;
-  for (const Stmt *Child : E->children())
+  for (const Stmt *Child : E.children())
     if (const auto *ChildExpr = dyn_cast_or_null<Expr>(Child))
-      D.merge(ValueOf(ChildExpr));
+      D.merge(valueOf(ChildExpr));
   return D;
 }
 
-Divergence FunctionDivergence::evaluateCall(const CallExpr *Call) {
-  auto ValueOf = [&](const Expr *Child) {
-    auto It = Values.find(Child);
-    return It != Values.end() ? It->second : evaluate(Child);
-  };
-  const FunctionDecl *FD = Call->getDirectCallee();
-  const Expr *Object = nullptr;
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
-    Object = Member->getImplicitObjectArgument();
-  auto ArgumentsAndObject = [&] {
-    Divergence D;
-    for (const Expr *Arg : Call->arguments())
-      D.merge(ValueOf(Arg));
-    if (Object)
-      D.merge(ValueOf(Object));
-    return D;
-  };
+Divergence FunctionDivergence::evaluateMember(const MemberExpr &ME) {
+  Divergence D;
+  const auto *F = dyn_cast<FieldDecl>(ME.getMemberDecl());
+  if (F) {
+    if (Vocab.isRankName(*F) && !inSystemHeader(*F))
+      D = Divergence::seed(DivergenceSource::Rank, &ME);
+    else
+      D = Owner.field(*F).through(&ME);
+  }
+  const Expr *Base = ME.getBase()->IgnoreParenImpCasts();
+  const auto *BaseRef = dyn_cast<DeclRefExpr>(Base);
+  const auto *BaseVar =
+      BaseRef ? dyn_cast<VarDecl>(BaseRef->getDecl()) : nullptr;
+  if (F && !ME.isArrow() && isLocal(BaseVar))
+    D.merge(readField(BaseVar, F)); // `stats.loss`: that field's slot
+  else if (!isa<CXXThisExpr>(Base))
+    D.merge(valueOf(ME.getBase()));
+  return D;
+}
 
+Divergence FunctionDivergence::evaluateCall(const CallExpr &Call) {
   // What a collective produces is the same on every rank.
-  if (std::optional<CollectiveSite> Site = Owner.sites().collective(*Call))
+  if (std::optional<CollectiveSite> Site = Owner.sites().collective(Call))
     if (Site->How != CollectiveSite::Via::Helper)
       return {};
-  if (Vocab.returnsRank(*Call) || Vocab.readsRankEnvironment(*Call))
-    return Divergence::seed(DivergenceSource::Rank, Call);
-  if (!FD) {
-    Divergence D;
-    for (const Stmt *Child : Call->children())
-      if (const auto *ChildExpr = dyn_cast_or_null<Expr>(Child))
-        D.merge(ValueOf(ChildExpr));
-    return D;
-  }
-  llvm::StringRef Name = identifierName(FD);
+  if (Vocab.returnsRank(Call) || Vocab.readsRankEnvironment(Call))
+    return Divergence::seed(DivergenceSource::Rank, &Call);
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD)
+    return childrenValue(Call);
+  const Expr *Object = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    Object = Member->getImplicitObjectArgument();
 
-  if (const auto *Method = dyn_cast<CXXMethodDecl>(FD);
-      Method && Object && Vocabulary::isTensorClass(*Method->getParent())) {
-    if (Vocabulary::isGradAccess(*Call))
-      return Divergence::seed(DivergenceSource::GradientValue, Call);
-    if (Name == "defined")
-      return isGradient(Object)
-                 ? Divergence::seed(DivergenceSource::GradientPresence, Call)
-                 : ValueOf(Object);
-    if (Vocabulary::isTensorShapeQuery(*Call)) {
-      // Parameters and gradients have the model's shapes; tensors built
-      // here or reduced are alike everywhere. A tensor computed from this
-      // rank's data, or handed in, may not be.
-      // The rank picks which rows a rank holds, not how many: a slice at a
-      // rank's offset has the same shape everywhere. A tensor handed in
-      // has the shape its callers give it. Tensors computed from this
-      // rank's data may differ in shape too.
-      Divergence D = ValueOf(Object);
-      D.drop(DivergenceSource::Rank);
-      if (isParameterLike(Object))
-        return {};
-      if (D.diverges())
-        D.merge(Divergence::seed(DivergenceSource::TensorShape, Call));
-      return D;
-    }
-  }
+  if (std::optional<Divergence> D = tensorQueryValue(Call, *FD, Object))
+    return *D;
+  if (std::optional<Divergence> D = extentValue(Call, *FD, Object))
+    return *D;
+  if (std::optional<Divergence> D = userCallValue(Call, *FD, Object))
+    return *D;
+  Divergence D;
+  for (const Expr *Arg : Call.arguments())
+    D.merge(valueOf(Arg));
+  if (Object)
+    D.merge(valueOf(Object));
+  return D;
+}
+
+std::optional<Divergence>
+FunctionDivergence::tensorQueryValue(const CallExpr &Call,
+                                     const FunctionDecl &FD,
+                                     const Expr *Object) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&FD);
+  if (!Method || !Object || !Vocabulary::isTensorClass(*Method->getParent()))
+    return std::nullopt;
+  if (Vocabulary::isGradAccess(Call))
+    return Divergence::seed(DivergenceSource::GradientValue, &Call);
+  if (identifierName(&FD) == "defined")
+    return isGradient(Object)
+               ? Divergence::seed(DivergenceSource::GradientPresence, &Call)
+               : valueOf(Object);
+  if (!Vocabulary::isTensorShapeQuery(Call))
+    return std::nullopt;
+  // Parameters and gradients have the model's shapes; tensors built
+  // here or reduced are alike everywhere. A tensor computed from this
+  // rank's data, or handed in, may not be.
+  // The rank picks which rows a rank holds, not how many: a slice at a
+  // rank's offset has the same shape everywhere. A tensor handed in
+  // has the shape its callers give it. Tensors computed from this
+  // rank's data may differ in shape too.
+  Divergence D = valueOf(Object);
+  D.drop(DivergenceSource::Rank);
+  if (isParameterLike(Object))
+    return Divergence();
+  if (D.diverges())
+    D.merge(Divergence::seed(DivergenceSource::TensorShape, &Call));
+  return D;
+}
+
+std::optional<Divergence>
+FunctionDivergence::extentValue(const CallExpr &Call, const FunctionDecl &FD,
+                                const Expr *Object) {
+  if (!Object)
+    return std::nullopt;
+  llvm::StringRef Name = identifierName(&FD);
+  bool Bound = Name == "begin" || Name == "end" || Name == "cbegin" ||
+               Name == "cend";
+  bool OfLoader = Bound && Vocabulary::dataLoaderOfHandle(Object->getType());
   // How many elements a container holds depends on what was inserted when,
   // not on the values inserted: a bucket of unreduced gradients has the
   // same size everywhere.
   // Nor does where it begins and ends: a range-for over a vector of
   // unreduced gradients runs as often on every rank.
-  bool Bound = Name == "begin" || Name == "end" || Name == "cbegin" ||
-               Name == "cend";
-  if (Object &&
-      (Name == "size" || Name == "empty" || Name == "length" ||
-       (Bound && !Vocabulary::dataLoaderOfHandle(Object->getType()))) &&
-      isa<CXXMethodDecl>(FD) && inSystemHeader(*FD)) {
-    Divergence D = ValueOf(Object);
+  if ((Name == "size" || Name == "empty" || Name == "length" ||
+       (Bound && !OfLoader)) &&
+      isa<CXXMethodDecl>(FD) && inSystemHeader(FD)) {
+    Divergence D = valueOf(Object);
     D.drop(DivergenceSource::LocalData);
     D.drop(DivergenceSource::GradientValue);
     // A container of tensors handed in (the gradients, a bucket's tensors)
@@ -340,35 +348,38 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr *Call) {
       return D.sourcesOnly();
     return D;
   }
-  if (Object && (Name == "begin" || Name == "end" || Name == "cbegin" ||
-                 Name == "cend") &&
-      Vocabulary::dataLoaderOfHandle(Object->getType()))
-    return Divergence::seed(DivergenceSource::LoaderExhaustion, Call);
+  if (OfLoader)
+    return Divergence::seed(DivergenceSource::LoaderExhaustion, &Call);
+  return std::nullopt;
+}
 
-  if (const FunctionDecl *Def = userDefinition(*FD)) {
+std::optional<Divergence>
+FunctionDivergence::userCallValue(const CallExpr &Call, const FunctionDecl &FD,
+                                  const Expr *Object) {
+  if (const FunctionDecl *Def = userDefinition(FD)) {
     Divergence Summary = Owner.returned(*Def);
-    Divergence D = Summary.sourcesOnly().through(Call);
+    Divergence D = Summary.sourcesOnly().through(&Call);
     unsigned Offset = isa<CXXOperatorCallExpr>(Call) &&
                               isa<CXXMethodDecl>(FD) &&
-                              !cast<CXXMethodDecl>(FD)->isStatic()
+                              !cast<CXXMethodDecl>(FD).isStatic()
                           ? 1
                           : 0;
-    for (unsigned I = 0; I < 64 && I + Offset < Call->getNumArgs(); ++I)
+    for (unsigned I = 0; I < 64 && I + Offset < Call.getNumArgs(); ++I)
       if (Summary.parameters() & (uint64_t(1) << I))
-        D.merge(ValueOf(Call->getArg(I + Offset)));
+        D.merge(valueOf(Call.getArg(I + Offset)));
     if (Object)
-      D.merge(ValueOf(Object));
+      D.merge(valueOf(Object));
     return D;
   }
-  if (!inSystemHeader(*FD)) {
-    if (Vocab.isRankName(*FD))
-      return Divergence::seed(DivergenceSource::Rank, Call);
-    // Defined elsewhere and handed a struct holding the communicator
-    // (`all_reduce_mean(context, loss)`): its result is taken as reduced.
-    if (CollectiveSites::handsCommunicator(*Call, /*InStructs=*/true))
-      return {};
-  }
-  return ArgumentsAndObject();
+  if (inSystemHeader(FD))
+    return std::nullopt;
+  if (Vocab.isRankName(FD))
+    return Divergence::seed(DivergenceSource::Rank, &Call);
+  // Defined elsewhere and handed a struct holding the communicator
+  // (`all_reduce_mean(context, loss)`): its result is taken as reduced.
+  if (CollectiveSites::handsCommunicator(Call, /*InStructs=*/true))
+    return Divergence();
+  return std::nullopt;
 }
 
 } // namespace clang::tidy::ddp
