@@ -87,23 +87,26 @@ const ParamRecord *findParam(const ProbeStep &Step, const std::string &Name) {
   return nullptr;
 }
 
-void analyseStep(const RunEvidence &Run, const std::vector<const ProbeStep *> &At,
-                 const std::string &GradParam, ValueReader &Values,
-                 StepAnalysis &Out, std::vector<std::string> &Warnings) {
-  int NumRanks = static_cast<int>(At.size());
-  Out.GradNorm.assign(NumRanks, std::nullopt);
-  Out.GradFirst.assign(NumRanks, std::nullopt);
+/// Counts the ranks that recorded the step; returns the first of them (the
+/// one the others are compared with), or -1.
+int countPresent(const std::vector<const ProbeStep *> &At, StepAnalysis &Out) {
   int Base = -1;
-  for (int R = 0; R < NumRanks; ++R)
+  for (int R = 0; R < static_cast<int>(At.size()); ++R)
     if (At[R]) {
       ++Out.RanksPresent;
       if (Base < 0)
         Base = R;
     }
+  return Base;
+}
 
-  // Gradient norms and the tracked element, per rank.
+/// Gradient norms and the tracked element, per rank. True when some rank
+/// recorded a gradient.
+bool analyseGradients(const std::vector<const ProbeStep *> &At,
+                      const std::string &GradParam, ValueReader &Values,
+                      StepAnalysis &Out) {
   bool AnyGrad = false;
-  for (int R = 0; R < NumRanks; ++R) {
+  for (int R = 0; R < static_cast<int>(At.size()); ++R) {
     if (!At[R])
       continue;
     double SumSquares = 0;
@@ -123,52 +126,70 @@ void analyseStep(const RunEvidence &Run, const std::vector<const ProbeStep *> &A
                                "the gradient of '" + P->Name + "'"))
         Out.GradFirst[R] = (*V)[0];
   }
+  return AnyGrad;
+}
 
+/// Parameter \p P of rank \p Base against the same parameter on every other
+/// rank; clears \p GradsEqual when a gradient differs.
+ParamDrift paramDrift(const std::vector<const ProbeStep *> &At, int Base,
+                      const ParamRecord &P, ValueReader &Values,
+                      bool &GradsEqual, std::vector<std::string> &Warnings) {
+  const ProbeStep &Ref = *At[Base];
+  ParamDrift Drift;
+  Drift.Name = P.Name;
+  std::optional<std::vector<float>> RefValues;
+  bool Readable = true;
+  double Max = 0;
+  for (int R = 0; R < static_cast<int>(At.size()); ++R) {
+    if (!At[R] || R == Base)
+      continue;
+    const ParamRecord *Q = findParam(*At[R], P.Name);
+    if (!Q || Q->Numel != P.Numel) {
+      Drift.HashesEqual = false;
+      Readable = false;
+      GradsEqual = false;
+      Warnings.push_back("step " + std::to_string(Ref.Step) + ": rank " +
+                         std::to_string(R) +
+                         (Q ? " records '" + P.Name + "' with another size"
+                            : " does not record '" + P.Name + "'"));
+      continue;
+    }
+    if (Q->Hash != P.Hash)
+      Drift.HashesEqual = false;
+    if (P.Grad.has_value() != Q->Grad.has_value() ||
+        (P.Grad && P.Grad->Hash != Q->Grad->Hash))
+      GradsEqual = false;
+    std::string What = "'" + P.Name + "' at step " + std::to_string(Ref.Step);
+    if (!RefValues)
+      RefValues = Values.read(Base, P.Offset, P.Numel, P.Hash, What);
+    std::optional<std::vector<float>> Other =
+        Values.read(R, Q->Offset, Q->Numel, Q->Hash, What);
+    if (!RefValues || !Other) {
+      Readable = false;
+      continue;
+    }
+    Max = std::max(Max, maxAbsDifference(*RefValues, *Other));
+  }
+  // Parameters present on one rank only make the replicas differ too.
+  if (Readable)
+    Drift.MaxAbs = Max;
+  return Drift;
+}
+
+void analyseStep(const std::vector<const ProbeStep *> &At,
+                 const std::string &GradParam, ValueReader &Values,
+                 StepAnalysis &Out, std::vector<std::string> &Warnings) {
+  int NumRanks = static_cast<int>(At.size());
+  Out.GradNorm.assign(NumRanks, std::nullopt);
+  Out.GradFirst.assign(NumRanks, std::nullopt);
+  int Base = countPresent(At, Out);
+  bool AnyGrad = analyseGradients(At, GradParam, Values, Out);
   if (Base < 0)
     return;
   const ProbeStep &Ref = *At[Base];
   bool GradsEqual = true;
   for (const ParamRecord &P : Ref.Params) {
-    ParamDrift Drift;
-    Drift.Name = P.Name;
-    std::optional<std::vector<float>> RefValues;
-    bool Readable = true;
-    double Max = 0;
-    for (int R = 0; R < NumRanks; ++R) {
-      if (!At[R] || R == Base)
-        continue;
-      const ParamRecord *Q = findParam(*At[R], P.Name);
-      if (!Q || Q->Numel != P.Numel) {
-        Drift.HashesEqual = false;
-        Readable = false;
-        GradsEqual = false;
-        Warnings.push_back("step " + std::to_string(Ref.Step) + ": rank " +
-                           std::to_string(R) +
-                           (Q ? " records '" + P.Name + "' with another size"
-                              : " does not record '" + P.Name + "'"));
-        continue;
-      }
-      if (Q->Hash != P.Hash)
-        Drift.HashesEqual = false;
-      if (P.Grad.has_value() != Q->Grad.has_value() ||
-          (P.Grad && P.Grad->Hash != Q->Grad->Hash))
-        GradsEqual = false;
-      if (!RefValues)
-        RefValues = Values.read(Base, P.Offset, P.Numel, P.Hash,
-                                "'" + P.Name + "' at step " +
-                                    std::to_string(Ref.Step));
-      std::optional<std::vector<float>> Other =
-          Values.read(R, Q->Offset, Q->Numel, Q->Hash,
-                      "'" + P.Name + "' at step " + std::to_string(Ref.Step));
-      if (!RefValues || !Other) {
-        Readable = false;
-        continue;
-      }
-      Max = std::max(Max, maxAbsDifference(*RefValues, *Other));
-    }
-    // Parameters present on one rank only make the replicas differ too.
-    if (Readable)
-      Drift.MaxAbs = Max;
+    ParamDrift Drift = paramDrift(At, Base, P, Values, GradsEqual, Warnings);
     Out.ParamsEqual &= Drift.HashesEqual;
     Out.Params.push_back(std::move(Drift));
   }
@@ -269,13 +290,15 @@ void analyseProgress(const RunEvidence &Run, RunAnalysis &Out) {
 
 } // namespace
 
-RunAnalysis ddpharness::analyseRun(const RunEvidence &Run) {
-  RunAnalysis Out;
-  Out.NumRanks = static_cast<int>(Run.Ranks.size());
-  Out.Warnings = Run.Warnings;
+namespace {
 
+using StepsByKey = std::map<StepKey, std::vector<const ProbeStep *>>;
+
+/// Each step's record per rank, matched by (epoch, step); picks the
+/// parameter whose gradient Table 1 tracks. Returns how many ranks wrote a
+/// probe file.
+int groupSteps(const RunEvidence &Run, StepsByKey &ByStep, RunAnalysis &Out) {
   int WithProbe = 0;
-  std::map<StepKey, std::vector<const ProbeStep *>> ByStep;
   for (const RankEvidence &R : Run.Ranks) {
     if (!R.HasProbe)
       continue;
@@ -301,13 +324,17 @@ RunAnalysis ddpharness::analyseRun(const RunEvidence &Run) {
       Out.Warnings.push_back("rank " + std::to_string(R.Rank) +
                              " wrote no probe-rank" + std::to_string(R.Rank) +
                              ".jsonl");
+  return WithProbe;
+}
 
+void analyseSteps(const RunEvidence &Run, const StepsByKey &ByStep,
+                  RunAnalysis &Out) {
   ValueReader Values(Run, Out.Warnings);
-  for (auto &[Key, At] : ByStep) {
+  for (const auto &[Key, At] : ByStep) {
     StepAnalysis S;
     S.Epoch = Key.first;
     S.Step = Key.second;
-    analyseStep(Run, At, Out.GradParam, Values, S, Out.Warnings);
+    analyseStep(At, Out.GradParam, Values, S, Out.Warnings);
     if (S.GradSynced) {
       ++Out.StepsWithGrads;
       Out.StepsSynced += *S.GradSynced;
@@ -321,17 +348,10 @@ RunAnalysis ddpharness::analyseRun(const RunEvidence &Run) {
     Out.Steps.push_back(std::move(S));
   }
   Values.summarize();
+}
 
-  if (WithProbe == 0)
-    Out.Replicas = "no probe data";
-  else if (WithProbe == 1)
-    Out.Replicas = "single rank";
-  else
-    Out.Replicas = Out.FirstDivergentStep ? "diverged" : "consistent";
-
-  analyseDataOrder(Run, Out.Order);
-  analyseProgress(Run, Out);
-
+/// The metrics per rank, and their means over the ranks that wrote them.
+void collectMetrics(const RunEvidence &Run, RunAnalysis &Out) {
   for (const RankEvidence &R : Run.Ranks)
     for (const auto &[Name, Value] : R.Metrics) {
       auto &PerRank = Out.Metrics[Name];
@@ -348,5 +368,25 @@ RunAnalysis ddpharness::analyseRun(const RunEvidence &Run) {
       }
     Out.MetricMeans[Name] = Sum / N;
   }
+}
+
+} // namespace
+
+RunAnalysis ddpharness::analyseRun(const RunEvidence &Run) {
+  RunAnalysis Out;
+  Out.NumRanks = static_cast<int>(Run.Ranks.size());
+  Out.Warnings = Run.Warnings;
+  StepsByKey ByStep;
+  int WithProbe = groupSteps(Run, ByStep, Out);
+  analyseSteps(Run, ByStep, Out);
+  if (WithProbe == 0)
+    Out.Replicas = "no probe data";
+  else if (WithProbe == 1)
+    Out.Replicas = "single rank";
+  else
+    Out.Replicas = Out.FirstDivergentStep ? "diverged" : "consistent";
+  analyseDataOrder(Run, Out.Order);
+  analyseProgress(Run, Out);
+  collectMetrics(Run, Out);
   return Out;
 }

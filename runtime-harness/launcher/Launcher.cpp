@@ -11,6 +11,7 @@
 
 #include "OutputLines.h"
 #include "Process.h"
+#include "RankProcess.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -29,8 +30,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
 using namespace ddpharness;
 
 static llvm::Error makeError(const llvm::Twine &Message) {
@@ -41,57 +40,14 @@ namespace {
 
 constexpr double Never = std::numeric_limits<double>::infinity();
 
-// The signal handlers only record and wake the poll loop.
-volatile sig_atomic_t PendingInterrupt = 0;
-int WakeWriteFd = -1;
-
-void onSignal(int Signal) {
-  int SavedErrno = errno;
-  if (Signal != SIGCHLD)
-    PendingInterrupt = Signal;
-  if (WakeWriteFd >= 0) {
-    char Byte = 0;
-    (void)!write(WakeWriteFd, &Byte, 1);
-  }
-  errno = SavedErrno;
-}
-
-const int WatchedSignals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
-
-/// Installs the handlers for one launch and restores the previous ones.
-class SignalScope {
-public:
-  llvm::Error install() {
-    int Fds[2];
-    if (pipe2(Fds, O_CLOEXEC | O_NONBLOCK) != 0)
-      return makeError(llvm::Twine("pipe: ") + std::strerror(errno));
-    WakeReadFd = Fds[0];
-    WakeWriteFd = Fds[1];
-    PendingInterrupt = 0;
-    struct sigaction Action {};
-    Action.sa_handler = onSignal;
-    sigemptyset(&Action.sa_mask);
-    Action.sa_flags = SA_RESTART;
-    for (size_t I = 0; I < std::size(WatchedSignals); ++I)
-      sigaction(WatchedSignals[I], &Action, &Previous[I]);
-    Installed = true;
-    return llvm::Error::success();
-  }
-  ~SignalScope() {
-    if (!Installed)
-      return;
-    for (size_t I = 0; I < std::size(WatchedSignals); ++I)
-      sigaction(WatchedSignals[I], &Previous[I], nullptr);
-    close(WakeWriteFd);
-    WakeWriteFd = -1;
-    close(WakeReadFd);
-  }
-  int readFd() const { return WakeReadFd; }
-
-private:
-  struct sigaction Previous[std::size(WatchedSignals)];
-  int WakeReadFd = -1;
-  bool Installed = false;
+/// The end of a run: once every rank is reaped, what the ranks left behind
+/// gets SIGTERM, then SIGKILL after the grace, and the output pipes are
+/// drained for a moment.
+struct CleanupState {
+  bool Cleaning = false;
+  double KillAt = Never;
+  double DrainUntil = Never;
+  std::set<pid_t> Seen;
 };
 
 /// One of a rank's two output streams.
@@ -112,9 +68,12 @@ public:
 
 private:
   llvm::Error openLogs();
-  std::vector<std::string> environmentFor(int Rank, int Port) const;
   llvm::Error spawn(int Rank, int Port);
+  void addStreams(int Rank, int OutFd, int ErrFd);
   void loop();
+  void watchRanks(double Now, double Deadline);
+  bool cleanUp(double Now, CleanupState &Clean);
+  void waitForEvents(int WaitMs);
   void readStream(Stream &S);
   void drainStreams();
   void reap(double Now);
@@ -162,111 +121,24 @@ llvm::Error RankRun::openLogs() {
   return llvm::Error::success();
 }
 
-std::vector<std::string> RankRun::environmentFor(int Rank, int Port) const {
-  static const llvm::StringRef Replaced[] = {
-      "RANK",        "LOCAL_RANK",          "WORLD_SIZE",
-      "LOCAL_WORLD_SIZE", "MASTER_ADDR",     "MASTER_PORT",
-      "DDP_HARNESS_RUN_DIR", "DDP_HARNESS_BACKEND"};
-  std::vector<std::string> Env;
-  bool HasOmpThreads = false;
-  for (char **E = environ; *E; ++E) {
-    llvm::StringRef Entry(*E);
-    llvm::StringRef Name = Entry.split('=').first;
-    if (std::find(std::begin(Replaced), std::end(Replaced), Name) !=
-        std::end(Replaced))
-      continue;
-    if (llvm::any_of(Options.Environment, [&](const std::string &Extra) {
-          return llvm::StringRef(Extra).split('=').first == Name;
-        }))
-      continue;
-    HasOmpThreads |= Name == "OMP_NUM_THREADS";
-    Env.push_back(Entry.str());
-  }
-  std::string N = std::to_string(Options.NumRanks);
-  Env.push_back("RANK=" + std::to_string(Rank));
-  Env.push_back("LOCAL_RANK=" + std::to_string(Rank));
-  Env.push_back("WORLD_SIZE=" + N);
-  Env.push_back("LOCAL_WORLD_SIZE=" + N);
-  Env.push_back("MASTER_ADDR=127.0.0.1");
-  Env.push_back("MASTER_PORT=" + std::to_string(Port));
-  Env.push_back("DDP_HARNESS_RUN_DIR=" + Options.RunDir);
-  Env.push_back("DDP_HARNESS_BACKEND=" + Options.Backend);
-  Env.insert(Env.end(), Options.Environment.begin(), Options.Environment.end());
-  // As torchrun does: N ranks on one machine each get one OpenMP thread
-  // unless the user chose otherwise.
-  if (!HasOmpThreads && Options.NumRanks > 1)
-    Env.push_back("OMP_NUM_THREADS=1");
-  return Env;
-}
-
 llvm::Error RankRun::spawn(int Rank, int Port) {
-  int Out[2], Err[2], ExecFailed[2];
-  if (pipe2(Out, O_CLOEXEC) != 0)
-    return makeError(llvm::Twine("pipe: ") + std::strerror(errno));
-  if (pipe2(Err, O_CLOEXEC) != 0) {
-    close(Out[0]);
-    close(Out[1]);
-    return makeError(llvm::Twine("pipe: ") + std::strerror(errno));
-  }
-  if (pipe2(ExecFailed, O_CLOEXEC) != 0) {
-    for (int Fd : {Out[0], Out[1], Err[0], Err[1]})
-      close(Fd);
-    return makeError(llvm::Twine("pipe: ") + std::strerror(errno));
-  }
-
-  // Everything the child needs is built before fork: between fork and exec
-  // only async-signal-safe calls are allowed.
-  std::vector<std::string> Env = environmentFor(Rank, Port);
-  std::vector<char *> Envp, Argv;
-  for (std::string &E : Env)
-    Envp.push_back(E.data());
-  Envp.push_back(nullptr);
-  for (const std::string &A : Options.Command)
-    Argv.push_back(const_cast<char *>(A.c_str()));
-  Argv.push_back(nullptr);
-  int DevNull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-  pid_t Pid = fork();
-  if (Pid < 0) {
-    int Errno = errno;
-    for (int Fd : {Out[0], Out[1], Err[0], Err[1], ExecFailed[0],
-                   ExecFailed[1], DevNull})
-      close(Fd);
-    return makeError(llvm::Twine("fork: ") + std::strerror(Errno));
-  }
-  if (Pid == 0) {
-    setpgid(0, 0);
-    struct sigaction Default {};
-    Default.sa_handler = SIG_DFL;
-    sigemptyset(&Default.sa_mask);
-    for (int Signal : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE})
-      sigaction(Signal, &Default, nullptr);
-    sigset_t None;
-    sigemptyset(&None);
-    sigprocmask(SIG_SETMASK, &None, nullptr);
-    if (DevNull >= 0)
-      dup2(DevNull, 0);
-    dup2(Out[1], 1);
-    dup2(Err[1], 2);
-    execve(Argv[0], Argv.data(), Envp.data());
-    int Errno = errno;
-    (void)!write(ExecFailed[1], &Errno, sizeof(Errno));
-    _exit(127);
-  }
-  // Also here, so the group exists before any signal the parent may send.
-  setpgid(Pid, Pid);
-  close(DevNull);
-  close(Out[1]);
-  close(Err[1]);
-  close(ExecFailed[1]);
-
+  llvm::Expected<StartedRank> Started = startRank(Options, Rank, Port);
+  if (!Started)
+    return Started.takeError();
   RankStatus Status;
   Status.Rank = Rank;
-  Status.Pid = Pid;
+  Status.Pid = Started->Pid;
   Result.Ranks.push_back(Status);
+  addStreams(Rank, Started->OutFd, Started->ErrFd);
+  if (int ChildErrno = readExecErrno(Started->ExecFailedFd))
+    return makeError("cannot execute '" + Options.Command[0] +
+                     "': " + std::strerror(ChildErrno));
+  return llvm::Error::success();
+}
 
+void RankRun::addStreams(int Rank, int OutFd, int ErrFd) {
   for (const std::pair<int, bool> &Pipe :
-       {std::pair{Out[0], false}, {Err[0], true}}) {
+       {std::pair{OutFd, false}, {ErrFd, true}}) {
     int Fd = Pipe.first;
     bool IsStderr = Pipe.second;
     fcntl(Fd, F_SETFL, fcntl(Fd, F_GETFL) | O_NONBLOCK);
@@ -278,17 +150,6 @@ llvm::Error RankRun::spawn(int Rank, int Port) {
         });
     Streams.push_back(std::move(S));
   }
-
-  int ChildErrno = 0;
-  ssize_t N;
-  do
-    N = read(ExecFailed[0], &ChildErrno, sizeof(ChildErrno));
-  while (N < 0 && errno == EINTR);
-  close(ExecFailed[0]);
-  if (N == static_cast<ssize_t>(sizeof(ChildErrno)))
-    return makeError("cannot execute '" + Options.Command[0] +
-                     "': " + std::strerror(ChildErrno));
-  return llvm::Error::success();
 }
 
 /// The backtrace LibTorch 2.x appends to every c10::Error's message
@@ -408,110 +269,119 @@ std::vector<pid_t> RankRun::leftovers() const {
   return Found;
 }
 
+/// While ranks live: an interrupt, the timeout, or the end of a crashed
+/// rank's grace begins the termination; the grace after SIGTERM ends in
+/// SIGKILL.
+void RankRun::watchRanks(double Now, double Deadline) {
+  int Interrupt = Signals.pendingInterrupt();
+  if (Interrupt && Result.Verdict != ProcessVerdict::Interrupted) {
+    Result.Verdict = ProcessVerdict::Interrupted;
+    Result.InterruptSignal = Interrupt;
+    if (!Terminating)
+      beginTerminate(Now);
+  }
+  if (!Terminating && Now >= Deadline) {
+    if (Result.Verdict == ProcessVerdict::Ok)
+      Result.Verdict = ProcessVerdict::Hang;
+    beginTerminate(Now);
+  }
+  if (!Terminating && Now >= CrashStopAt)
+    beginTerminate(Now);
+  if (Terminating && !Killed && Now >= KillAt) {
+    signalLiveGroups(SIGKILL);
+    Killed = true;
+  }
+}
+
+/// Once the ranks are gone, whatever they left behind goes too. Only groups
+/// that still have members are signalled: an empty group's id may belong to
+/// an unrelated process by now. True when the run is over.
+bool RankRun::cleanUp(double Now, CleanupState &Clean) {
+  std::vector<pid_t> Left = leftovers();
+  Clean.Seen.insert(Left.begin(), Left.end());
+  int Signal = 0;
+  if (!Clean.Cleaning) {
+    Clean.Cleaning = true;
+    Clean.KillAt = Now + Options.GraceSeconds;
+    Signal = SIGTERM;
+  } else if (Now >= Clean.KillAt) {
+    // Every round from now on: also whatever they forked meanwhile.
+    Signal = SIGKILL;
+  }
+  if (Signal)
+    for (pid_t P : Left) {
+      kill(P, Signal);
+      if (Signal == SIGTERM)
+        kill(P, SIGCONT);
+    }
+  // A process stuck in the kernel (state D) ignores even SIGKILL for a
+  // while; the harness does not wait for it forever.
+  if (!Left.empty())
+    return Now >= Clean.KillAt + 10;
+  if (Clean.DrainUntil == Never)
+    Clean.DrainUntil = Now + 0.5;
+  bool Open = std::any_of(Streams.begin(), Streams.end(),
+                          [](const Stream &S) { return S.Fd >= 0; });
+  return !Open || Now >= Clean.DrainUntil;
+}
+
+/// Waits up to \p WaitMs for output or a signal, and reads what came.
+void RankRun::waitForEvents(int WaitMs) {
+  std::vector<pollfd> Fds;
+  std::vector<Stream *> Owners;
+  Fds.push_back({Signals.readFd(), POLLIN, 0});
+  Owners.push_back(nullptr);
+  for (Stream &S : Streams)
+    if (S.Fd >= 0) {
+      Fds.push_back({S.Fd, POLLIN, 0});
+      Owners.push_back(&S);
+    }
+  if (poll(Fds.data(), Fds.size(), WaitMs) <= 0)
+    return;
+  for (size_t I = 0; I < Fds.size(); ++I) {
+    if (!(Fds[I].revents & (POLLIN | POLLHUP | POLLERR)))
+      continue;
+    if (!Owners[I]) {
+      char Buf[256];
+      while (read(Fds[I].fd, Buf, sizeof(Buf)) > 0) {
+      }
+      continue;
+    }
+    readStream(*Owners[I]);
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+}
+
 void RankRun::loop() {
   const double Deadline = monotonicSeconds() + Options.TimeoutSeconds;
-  bool Cleaning = false;
-  double CleanKillAt = Never, DrainUntil = Never;
-  std::set<pid_t> LeftoverSeen;
-
+  CleanupState Clean;
   while (true) {
     double Now = monotonicSeconds();
-    if (!allReaped()) {
-      if (PendingInterrupt && Result.Verdict != ProcessVerdict::Interrupted) {
-        Result.Verdict = ProcessVerdict::Interrupted;
-        Result.InterruptSignal = PendingInterrupt;
-        if (!Terminating)
-          beginTerminate(Now);
-      }
-      if (!Terminating && Now >= Deadline) {
-        if (Result.Verdict == ProcessVerdict::Ok)
-          Result.Verdict = ProcessVerdict::Hang;
-        beginTerminate(Now);
-      }
-      if (!Terminating && Now >= CrashStopAt)
-        beginTerminate(Now);
-      if (Terminating && !Killed && Now >= KillAt) {
-        signalLiveGroups(SIGKILL);
-        Killed = true;
-      }
-    } else {
-      // The ranks are gone; whatever they left behind goes too. Only groups
-      // that still have members are signalled: an empty group's id may
-      // belong to an unrelated process by now.
-      std::vector<pid_t> Left = leftovers();
-      LeftoverSeen.insert(Left.begin(), Left.end());
-      int Signal = 0;
-      if (!Cleaning) {
-        Cleaning = true;
-        CleanKillAt = Now + Options.GraceSeconds;
-        Signal = SIGTERM;
-      } else if (Now >= CleanKillAt) {
-        // Every round from now on: also whatever they forked meanwhile.
-        Signal = SIGKILL;
-      }
-      if (Signal)
-        for (pid_t P : Left) {
-          kill(P, Signal);
-          if (Signal == SIGTERM)
-            kill(P, SIGCONT);
-        }
-      // A process stuck in the kernel (state D) ignores even SIGKILL for a
-      // while; the harness does not wait for it forever.
-      if (!Left.empty() && Now >= CleanKillAt + 10)
-        break;
-      if (Left.empty()) {
-        if (DrainUntil == Never)
-          DrainUntil = Now + 0.5;
-        bool Open = std::any_of(Streams.begin(), Streams.end(),
-                                [](const Stream &S) { return S.Fd >= 0; });
-        if (!Open || Now >= DrainUntil)
-          break;
-      }
-    }
+    if (!allReaped())
+      watchRanks(Now, Deadline);
+    else if (cleanUp(Now, Clean))
+      break;
 
     // Sleep until the next deadline still ahead, output, or a signal.
     double Wake = Never;
-    for (double T : {Deadline, CrashStopAt, KillAt, CleanKillAt, DrainUntil})
+    for (double T :
+         {Deadline, CrashStopAt, KillAt, Clean.KillAt, Clean.DrainUntil})
       if (T > Now)
         Wake = std::min(Wake, T);
     int WaitMs = 250;
     if (Wake != Never)
       WaitMs = std::clamp(static_cast<int>((Wake - Now) * 1000) + 1, 1, 250);
     // Leftover processes are found by polling /proc.
-    if (Cleaning)
+    if (Clean.Cleaning)
       WaitMs = std::min(WaitMs, 20);
-
-    std::vector<pollfd> Fds;
-    std::vector<Stream *> Owners;
-    Fds.push_back({Signals.readFd(), POLLIN, 0});
-    Owners.push_back(nullptr);
-    for (Stream &S : Streams)
-      if (S.Fd >= 0) {
-        Fds.push_back({S.Fd, POLLIN, 0});
-        Owners.push_back(&S);
-      }
-    int Ready = poll(Fds.data(), Fds.size(), WaitMs);
-    if (Ready > 0) {
-      for (size_t I = 0; I < Fds.size(); ++I) {
-        if (!(Fds[I].revents & (POLLIN | POLLHUP | POLLERR)))
-          continue;
-        if (!Owners[I]) {
-          char Buf[256];
-          while (read(Fds[I].fd, Buf, sizeof(Buf)) > 0) {
-          }
-          continue;
-        }
-        readStream(*Owners[I]);
-      }
-      std::fflush(stdout);
-      std::fflush(stderr);
-    }
+    waitForEvents(WaitMs);
     reap(monotonicSeconds());
   }
   drainStreams();
   std::fflush(stdout);
   std::fflush(stderr);
-  Result.LeftoverProcesses = LeftoverSeen.size();
+  Result.LeftoverProcesses = Clean.Seen.size();
   // Reap whatever we were the parent of.
   while (waitpid(-1, nullptr, WNOHANG) > 0) {
   }

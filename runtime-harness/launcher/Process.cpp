@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <dirent.h>
+#include <iterator>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -151,9 +152,18 @@ std::vector<ProcessEntry> ddpharness::listProcesses() {
   return Processes;
 }
 
-llvm::Expected<std::string>
-ddpharness::captureOutput(const std::vector<std::string> &Argv, double Timeout,
-                          std::string &Stderr) {
+namespace {
+
+/// A helper program started by captureOutput, with the read ends of its
+/// stdout and stderr.
+struct Captured {
+  pid_t Pid;
+  int OutFd, ErrFd;
+  /// errno of a failed exec, or 0.
+  int ExecErrno;
+};
+
+llvm::Expected<Captured> startCaptured(const std::vector<std::string> &Argv) {
   int Out[2], Err[2], ExecFailed[2];
   if (pipe2(Out, O_CLOEXEC) != 0)
     return makeError(llvm::Twine("pipe: ") + std::strerror(errno));
@@ -185,15 +195,20 @@ ddpharness::captureOutput(const std::vector<std::string> &Argv, double Timeout,
   close(Err[1]);
   close(ExecFailed[1]);
   int ChildErrno = 0;
-  bool ExecError =
-      read(ExecFailed[0], &ChildErrno, sizeof(ChildErrno)) ==
-      static_cast<ssize_t>(sizeof(ChildErrno));
+  bool ExecError = read(ExecFailed[0], &ChildErrno, sizeof(ChildErrno)) ==
+                   static_cast<ssize_t>(sizeof(ChildErrno));
   close(ExecFailed[0]);
+  return Captured{Pid, Out[0], Err[0], ExecError ? ChildErrno : 0};
+}
 
-  std::string Stdout;
+/// Reads \p C's stdout and stderr until both close or \p Timeout seconds
+/// pass; false when the time ran out (then its process group is killed).
+/// Closes both pipes.
+bool collectOutput(const Captured &C, double Timeout, std::string &Stdout,
+                   std::string &Stderr) {
   double Deadline = monotonicSeconds() + Timeout;
   bool TimedOut = false;
-  pollfd Fds[2] = {{Out[0], POLLIN, 0}, {Err[0], POLLIN, 0}};
+  pollfd Fds[2] = {{C.OutFd, POLLIN, 0}, {C.ErrFd, POLLIN, 0}};
   int Open = 2;
   while (Open > 0) {
     double Left = Deadline - monotonicSeconds();
@@ -212,7 +227,7 @@ ddpharness::captureOutput(const std::vector<std::string> &Argv, double Timeout,
       char Buf[65536];
       ssize_t N = read(P.fd, Buf, sizeof(Buf));
       if (N > 0) {
-        (P.fd == Out[0] ? Stdout : Stderr).append(Buf, N);
+        (P.fd == C.OutFd ? Stdout : Stderr).append(Buf, N);
       } else if (N == 0 || errno != EINTR) {
         close(P.fd);
         P.fd = -1;
@@ -221,20 +236,33 @@ ddpharness::captureOutput(const std::vector<std::string> &Argv, double Timeout,
     }
   }
   if (TimedOut)
-    kill(-Pid, SIGKILL);
+    kill(-C.Pid, SIGKILL);
   for (pollfd &P : Fds)
     if (P.fd >= 0)
       close(P.fd);
+  return !TimedOut;
+}
+
+} // namespace
+
+llvm::Expected<std::string>
+ddpharness::captureOutput(const std::vector<std::string> &Argv, double Timeout,
+                          std::string &Stderr) {
+  llvm::Expected<Captured> C = startCaptured(Argv);
+  if (!C)
+    return C.takeError();
+  std::string Stdout;
+  bool Finished = collectOutput(*C, Timeout, Stdout, Stderr);
   int Status = 0;
-  while (waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
+  while (waitpid(C->Pid, &Status, 0) < 0 && errno == EINTR) {
   }
   // Descendants it left in its group must not outlive it.
-  kill(-Pid, SIGKILL);
+  kill(-C->Pid, SIGKILL);
 
-  if (ExecError)
+  if (C->ExecErrno)
     return makeError("cannot execute '" + Argv[0] +
-                     "': " + std::strerror(ChildErrno));
-  if (TimedOut)
+                     "': " + std::strerror(C->ExecErrno));
+  if (!Finished)
     return makeError("'" + Argv[0] + "' did not finish within " +
                      llvm::Twine(static_cast<int>(Timeout)) + " s");
   if (WIFSIGNALED(Status))
@@ -245,6 +273,58 @@ ddpharness::captureOutput(const std::vector<std::string> &Argv, double Timeout,
                      llvm::Twine(WEXITSTATUS(Status)));
   return Stdout;
 }
+
+namespace {
+
+// The signal handlers only record and wake the poll loop.
+volatile sig_atomic_t PendingInterrupt = 0;
+int WakeWriteFd = -1;
+
+void onSignal(int Signal) {
+  int SavedErrno = errno;
+  if (Signal != SIGCHLD)
+    PendingInterrupt = Signal;
+  if (WakeWriteFd >= 0) {
+    char Byte = 0;
+    (void)!write(WakeWriteFd, &Byte, 1);
+  }
+  errno = SavedErrno;
+}
+
+const int WatchedSignals[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
+static_assert(std::size(WatchedSignals) == SignalScope::NumSignals,
+              "one saved action per watched signal");
+
+} // namespace
+
+llvm::Error SignalScope::install() {
+  int Fds[2];
+  if (pipe2(Fds, O_CLOEXEC | O_NONBLOCK) != 0)
+    return makeError(llvm::Twine("pipe: ") + std::strerror(errno));
+  WakeReadFd = Fds[0];
+  WakeWriteFd = Fds[1];
+  PendingInterrupt = 0;
+  struct sigaction Action {};
+  Action.sa_handler = onSignal;
+  sigemptyset(&Action.sa_mask);
+  Action.sa_flags = SA_RESTART;
+  for (size_t I = 0; I < std::size(WatchedSignals); ++I)
+    sigaction(WatchedSignals[I], &Action, &Previous[I]);
+  Installed = true;
+  return llvm::Error::success();
+}
+
+SignalScope::~SignalScope() {
+  if (!Installed)
+    return;
+  for (size_t I = 0; I < std::size(WatchedSignals); ++I)
+    sigaction(WatchedSignals[I], &Previous[I], nullptr);
+  close(WakeWriteFd);
+  WakeWriteFd = -1;
+  close(WakeReadFd);
+}
+
+int SignalScope::pendingInterrupt() const { return PendingInterrupt; }
 
 std::string ddpharness::executableDirectory() {
   char Buf[4096];

@@ -11,6 +11,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <csignal>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -47,6 +48,32 @@ std::vector<ProcessEntry> listProcesses();
 /// seconds (then it is killed). Its standard error goes to \p Stderr.
 llvm::Expected<std::string> captureOutput(const std::vector<std::string> &Argv,
                                           double Timeout, std::string &Stderr);
+
+/// Catches SIGCHLD, SIGINT, SIGTERM and SIGHUP while it lives: each wakes
+/// the poll loop through readFd(), and the last of the three that stop the
+/// harness is kept as pendingInterrupt(). The previous handlers come back
+/// at destruction. One at a time: the handlers share global state.
+class SignalScope {
+public:
+  SignalScope() = default;
+  SignalScope(const SignalScope &) = delete;
+  SignalScope &operator=(const SignalScope &) = delete;
+  ~SignalScope();
+
+  llvm::Error install();
+  /// Readable after a signal arrived; drain it before polling again.
+  int readFd() const { return WakeReadFd; }
+  /// SIGINT, SIGTERM or SIGHUP when one arrived, else 0.
+  int pendingInterrupt() const;
+
+  /// SIGCHLD, SIGINT, SIGTERM and SIGHUP.
+  static constexpr size_t NumSignals = 4;
+
+private:
+  struct sigaction Previous[NumSignals];
+  int WakeReadFd = -1;
+  bool Installed = false;
+};
 
 /// The directory holding the running executable.
 std::string executableDirectory();

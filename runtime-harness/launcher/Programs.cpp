@@ -76,6 +76,48 @@ bool ddpharness::usesHarnessLibrary(const std::string &Source) {
   return std::regex_search(Source, Include);
 }
 
+/// Runs CMake on the project in \p Dir, the whole output into
+/// Dir/build.log; the error names the first compiler or linker error.
+static llvm::Error runCMakeBuild(const std::string &Dir, double Timeout) {
+  llvm::Expected<std::string> CMake = resolveExecutable("cmake");
+  llvm::Expected<std::string> Shell = resolveExecutable("/bin/sh");
+  if (!CMake)
+    return CMake.takeError();
+  if (!Shell)
+    return Shell.takeError();
+  std::string Log = Dir + "/build.log";
+  // One shell line so that the whole build's output lands in the log.
+  std::string Script = "exec >" + llvm::StringRef(Log).str() +
+                       " 2>&1; \"$0\" -S \"$1\" -B \"$1/build\" " +
+                       generatorOption() +
+                       "-DCMAKE_BUILD_TYPE=Release && "
+                       "\"$0\" --build \"$1/build\"";
+  std::string Stderr;
+  llvm::Expected<std::string> Ran =
+      captureOutput({*Shell, "-c", Script, *CMake, Dir}, Timeout, Stderr);
+  if (Ran)
+    return llvm::Error::success();
+  llvm::consumeError(Ran.takeError());
+  auto LogText = llvm::MemoryBuffer::getFile(Log);
+  return makeError("did not build: " +
+                   (LogText ? firstError((*LogText)->getBuffer().str())
+                            : std::string("no build log")) +
+                   " (full log: " + Log + ")");
+}
+
+/// LD_PRELOAD for a program that does not call the probe itself.
+static llvm::Expected<std::string> autoProbePreload() {
+  const char *Env = std::getenv("DDP_HARNESS_AUTOPROBE");
+  std::string Library =
+      Env && *Env ? Env
+                  : executableDirectory() + "/../lib/libddpharness-autoprobe.so";
+  if (!llvm::sys::fs::exists(Library))
+    return makeError("built, but the auto-probe " + Library +
+                     " is missing (build the ddpharness-autoprobe target, "
+                     "or set DDP_HARNESS_AUTOPROBE)");
+  return "LD_PRELOAD=" + Library;
+}
+
 llvm::Expected<BuiltProgram>
 ddpharness::buildProgram(const std::string &File, const std::string &Dir,
                          double Timeout) {
@@ -99,43 +141,14 @@ ddpharness::buildProgram(const std::string &File, const std::string &Dir,
       (Out.OwnProbe ? "ON" : "OFF") + ")\n";
   if (llvm::Error E = writeFileAtomically(Dir + "/CMakeLists.txt", Lists))
     return std::move(E);
-
-  llvm::Expected<std::string> CMake = resolveExecutable("cmake");
-  llvm::Expected<std::string> Shell = resolveExecutable("/bin/sh");
-  if (!CMake)
-    return CMake.takeError();
-  if (!Shell)
-    return Shell.takeError();
-  std::string Log = Dir + "/build.log";
-  // One shell line so that the whole build's output lands in the log.
-  std::string Script = "exec >" + llvm::StringRef(Log).str() +
-                       " 2>&1; \"$0\" -S \"$1\" -B \"$1/build\" " +
-                       generatorOption() +
-                       "-DCMAKE_BUILD_TYPE=Release && "
-                       "\"$0\" --build \"$1/build\"";
-  std::string Stderr;
-  llvm::Expected<std::string> Ran =
-      captureOutput({*Shell, "-c", Script, *CMake, Dir}, Timeout, Stderr);
-  if (!Ran) {
-    llvm::consumeError(Ran.takeError());
-    auto LogText = llvm::MemoryBuffer::getFile(Log);
-    return makeError("did not build: " +
-                     (LogText ? firstError((*LogText)->getBuffer().str())
-                              : std::string("no build log")) +
-                     " (full log: " + Log + ")");
-  }
+  if (llvm::Error E = runCMakeBuild(Dir, Timeout))
+    return std::move(E);
   Out.Path = Dir + "/build/program";
   if (!Out.OwnProbe) {
-    const char *Env = std::getenv("DDP_HARNESS_AUTOPROBE");
-    std::string Library =
-        Env && *Env ? Env
-                    : executableDirectory() +
-                          "/../lib/libddpharness-autoprobe.so";
-    if (!llvm::sys::fs::exists(Library))
-      return makeError("built, but the auto-probe " + Library +
-                       " is missing (build the ddpharness-autoprobe target, "
-                       "or set DDP_HARNESS_AUTOPROBE)");
-    Out.Environment.push_back("LD_PRELOAD=" + Library);
+    llvm::Expected<std::string> Preload = autoProbePreload();
+    if (!Preload)
+      return Preload.takeError();
+    Out.Environment.push_back(*Preload);
   }
   return std::move(Out);
 }

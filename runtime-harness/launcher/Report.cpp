@@ -1,4 +1,4 @@
-//===- Report.cpp - Tables and JSON for a run and for two runs ------------===//
+//===- Report.cpp - Tables for a run and for two runs ---------------------===//
 
 #include "Report.h"
 
@@ -389,134 +389,100 @@ void ddpharness::printRunSummary(llvm::raw_ostream &OS,
   OS << "run directory: " << RunDir << "\n";
 }
 
+namespace {
+
+/// The union of two runs' steps, in order, each with its analysis in either
+/// run (null where that run lacks it).
+struct ComparedSteps {
+  std::map<std::pair<int64_t, int64_t>,
+           std::pair<const StepAnalysis *, const StepAnalysis *>>
+      Rows;
+  std::vector<StepAnalysis> Keys;
+  bool WithEpoch = false;
+
+  ComparedSteps(const RunAnalysis &A, const RunAnalysis &B) {
+    for (const StepAnalysis &S : A.Steps)
+      Rows[{S.Epoch, S.Step}].first = &S;
+    for (const StepAnalysis &S : B.Steps)
+      Rows[{S.Epoch, S.Step}].second = &S;
+    for (const auto &[Key, Pair] : Rows) {
+      StepAnalysis K;
+      K.Epoch = Key.first;
+      K.Step = Key.second;
+      Keys.push_back(K);
+    }
+    WithEpoch = stepsNeedEpoch(Keys);
+  }
+
+  std::pair<const StepAnalysis *, const StepAnalysis *> at(size_t I) const {
+    return Rows.at({Keys[I].Epoch, Keys[I].Step});
+  }
+};
+
+/// Table 1 for two runs side by side, each run's label above its columns.
+void printComparedGradients(llvm::raw_ostream &OS, const RunAnalysis &A,
+                            const RunAnalysis &B, const ComparedSteps &Steps,
+                            const std::string &UpperA,
+                            const std::string &UpperB) {
+  std::string Param = !A.GradParam.empty() ? A.GradParam : B.GradParam;
+  OS << "Table 1 - gradient per rank after backward (norm_rR: L2 norm over "
+        "all parameters";
+  if (!Param.empty())
+    OS << "; g_rR: first element of the gradient of '" << Param << "'";
+  OS << "):\n";
+  Table T;
+  std::vector<std::string> Header{"step", "|"};
+  gradientHeader(A, Header);
+  Header.push_back("|");
+  gradientHeader(B, Header);
+  T.addRow(Header);
+  for (size_t I = 0; I < Steps.Keys.size(); ++I) {
+    auto [SA, SB] = Steps.at(I);
+    std::vector<std::string> Row{stepLabel(Steps.Keys[I], Steps.WithEpoch),
+                                 "|"};
+    gradientCells(A, SA, Row);
+    Row.push_back("|");
+    gradientCells(B, SB, Row);
+    T.addRow(Row);
+  }
+  // The labels go above their groups, after the header's separators.
+  std::vector<std::string> Lines = T.render();
+  size_t First = Lines[0].find('|');
+  size_t Second = Lines[0].find('|', First + 1);
+  std::string Title(First, ' ');
+  Title += "| " + UpperA;
+  if (Title.size() < Second)
+    Title.resize(Second, ' ');
+  else
+    Title += ' ';
+  Title += "| " + UpperB;
+  OS << Title << "\n";
+  for (const std::string &Line : Lines)
+    OS << Line << "\n";
+  OS << "\n";
+}
+
+} // namespace
+
 void ddpharness::printComparison(llvm::raw_ostream &OS, const RunAnalysis &A,
                                  const RunAnalysis &B,
                                  const std::string &LabelA,
                                  const std::string &LabelB) {
-  // Union of the steps of both runs, in order.
-  std::map<std::pair<int64_t, int64_t>, std::pair<const StepAnalysis *,
-                                                  const StepAnalysis *>>
-      Rows;
-  for (const StepAnalysis &S : A.Steps)
-    Rows[{S.Epoch, S.Step}].first = &S;
-  for (const StepAnalysis &S : B.Steps)
-    Rows[{S.Epoch, S.Step}].second = &S;
-  std::vector<StepAnalysis> Keys;
-  for (const auto &[Key, Pair] : Rows) {
-    StepAnalysis K;
-    K.Epoch = Key.first;
-    K.Step = Key.second;
-    Keys.push_back(K);
-  }
-  bool WithEpoch = stepsNeedEpoch(Keys);
+  ComparedSteps Steps(A, B);
   std::string UpperA = llvm::StringRef(LabelA).upper();
   std::string UpperB = llvm::StringRef(LabelB).upper();
-
-  if (anyGradients(A) || anyGradients(B)) {
-    std::string Param = !A.GradParam.empty() ? A.GradParam : B.GradParam;
-    OS << "Table 1 - gradient per rank after backward (norm_rR: L2 norm over "
-          "all parameters";
-    if (!Param.empty())
-      OS << "; g_rR: first element of the gradient of '" << Param << "'";
-    OS << "):\n";
-    Table T;
-    std::vector<std::string> Header{"step", "|"};
-    gradientHeader(A, Header);
-    Header.push_back("|");
-    gradientHeader(B, Header);
-    T.addRow(Header);
-    for (size_t I = 0; I < Keys.size(); ++I) {
-      auto [SA, SB] = Rows[{Keys[I].Epoch, Keys[I].Step}];
-      std::vector<std::string> Row{stepLabel(Keys[I], WithEpoch), "|"};
-      gradientCells(A, SA, Row);
-      Row.push_back("|");
-      gradientCells(B, SB, Row);
-      T.addRow(Row);
-    }
-    // The labels go above their groups, after the header's separators.
-    std::vector<std::string> Lines = T.render();
-    size_t First = Lines[0].find('|');
-    size_t Second = Lines[0].find('|', First + 1);
-    std::string Title(First, ' ');
-    Title += "| " + UpperA;
-    if (Title.size() < Second)
-      Title.resize(Second, ' ');
-    else
-      Title += ' ';
-    Title += "| " + UpperB;
-    OS << Title << "\n";
-    for (const std::string &Line : Lines)
-      OS << Line << "\n";
-    OS << "\n";
-  }
+  if (anyGradients(A) || anyGradients(B))
+    printComparedGradients(OS, A, B, Steps, UpperA, UpperB);
 
   OS << "Table 2 - cross-rank divergence max|W_rank0 - W_rankK| after each "
         "step:\n";
   Table T;
   T.addRow({"step", "|", UpperA, "|", UpperB});
-  for (size_t I = 0; I < Keys.size(); ++I) {
-    auto [SA, SB] = Rows[{Keys[I].Epoch, Keys[I].Step}];
-    T.addRow({stepLabel(Keys[I], WithEpoch), "|",
+  for (size_t I = 0; I < Steps.Keys.size(); ++I) {
+    auto [SA, SB] = Steps.at(I);
+    T.addRow({stepLabel(Steps.Keys[I], Steps.WithEpoch), "|",
               SA ? formatDrift(SA->MaxDrift) : "", "|",
               SB ? formatDrift(SB->MaxDrift) : ""});
   }
   T.print(OS);
-}
-
-json::Value ddpharness::numberOrNull(std::optional<double> D) {
-  if (!D || !std::isfinite(*D))
-    return nullptr;
-  return *D;
-}
-
-json::Array ddpharness::stepsJson(const RunAnalysis &A) {
-  json::Array Steps;
-  for (const StepAnalysis &S : A.Steps) {
-    json::Array Norms, Firsts, Params;
-    for (int R = 0; R < A.NumRanks; ++R) {
-      Norms.push_back(numberOrNull(S.GradNorm[R]));
-      Firsts.push_back(numberOrNull(S.GradFirst[R]));
-    }
-    for (const ParamDrift &P : S.Params)
-      Params.push_back(json::Object{{"name", P.Name},
-                                    {"max_drift", numberOrNull(P.MaxAbs)},
-                                    {"hashes_equal", P.HashesEqual}});
-    json::Value Synced = nullptr;
-    if (S.GradSynced)
-      Synced = *S.GradSynced;
-    Steps.push_back(json::Object{{"step", S.Step},
-                                 {"epoch", S.Epoch},
-                                 {"ranks_present", S.RanksPresent},
-                                 {"grad_synced", std::move(Synced)},
-                                 {"params_equal", S.ParamsEqual},
-                                 {"max_drift", numberOrNull(S.MaxDrift)},
-                                 {"grad_norm", std::move(Norms)},
-                                 {"grad_first", std::move(Firsts)},
-                                 {"params", std::move(Params)}});
-  }
-  return Steps;
-}
-
-json::Value ddpharness::dataOrderJson(const RunAnalysis &A) {
-  const DataOrderAnalysis &O = A.Order;
-  if (!O.Available)
-    return nullptr;
-  json::Array Repeats;
-  for (const std::string &R : O.Repeats)
-    Repeats.push_back(R);
-  json::Array Epochs;
-  for (int64_t E : O.Epochs)
-    Epochs.push_back(E);
-  return json::Object{{"verdict", O.Verdict},
-                      {"overlap", O.Overlap},
-                      {"overlap_count", static_cast<int64_t>(O.OverlapCount)},
-                      {"epochs", std::move(Epochs)},
-                      {"repeats", std::move(Repeats)}};
-}
-
-json::Object ddpharness::metricsJson(const RunAnalysis &A) {
-  json::Object Metrics;
-  for (const auto &[Name, Mean] : A.MetricMeans)
-    Metrics[Name] = numberOrNull(Mean);
-  return Metrics;
 }

@@ -11,12 +11,12 @@
 #include "Analysis.h"
 #include "Commands.h"
 #include "ExitCodes.h"
-#include "RunRecords.h"
 #include "Options.h"
 #include "Process.h"
 #include "Report.h"
 #include "Run.h"
 #include "RunDirectory.h"
+#include "RunRecords.h"
 #include "Svg.h"
 #include "Verdict.h"
 
@@ -101,89 +101,107 @@ static json::Object runJson(const LaunchOptions &Options,
       {"run_dir", Options.RunDir}};
 }
 
-int ddpharness::runCommand(const std::vector<std::string> &Args) {
+namespace {
+
+struct RunOptions {
   int NumRanks = 2;
   std::string Backend = "gloo", RunDir, Format = "text";
   double Timeout = 300, Grace = 2;
   std::vector<std::string> Command;
-  OptionParser Parser("run", "run [--nproc N] [--backend gloo|nccl] "
-                             "[--timeout S] [--run-dir DIR] [--format "
-                             "text|json] -- PROGRAM [ARGS...]");
-  Parser.addInt("nproc", &NumRanks, 1, "N", "number of ranks (default 2)");
-  Parser.addChoice("backend", &Backend, {"gloo", "nccl"},
+};
+
+void addRunOptions(OptionParser &Parser, RunOptions &O) {
+  Parser.addInt("nproc", &O.NumRanks, 1, "N", "number of ranks (default 2)");
+  Parser.addChoice("backend", &O.Backend, {"gloo", "nccl"},
                    "DDP_HARNESS_BACKEND for the ranks (default gloo)");
-  Parser.addSeconds("timeout", &Timeout,
+  Parser.addSeconds("timeout", &O.Timeout,
                     "kill the ranks and report a hang after S seconds "
                     "(default 300)");
-  Parser.addSeconds("grace", &Grace,
+  Parser.addSeconds("grace", &O.Grace,
                     "how long the other ranks may go on after a crash, and "
                     "SIGTERM before SIGKILL (default 2)");
-  Parser.addString("run-dir", &RunDir, "DIR",
+  Parser.addString("run-dir", &O.RunDir, "DIR",
                    "where the evidence goes (default: a new directory under "
                    "$TMPDIR/ddp-harness)");
-  Parser.addChoice("format", &Format, {"text", "json"},
+  Parser.addChoice("format", &O.Format, {"text", "json"},
                    "report as tables (default) or one JSON object on stdout");
-  Parser.takeCommandAfterDashes(&Command, /*Required=*/true);
-  if (llvm::Error E = Parser.parse(Args))
-    return reportHarnessError("run", llvm::toString(std::move(E)) +
-                                         "\n" + Parser.usage());
-  if (Parser.helpRequested()) {
-    std::fputs(Parser.usage().c_str(), stdout);
-    return ExitOk;
-  }
-  bool Json = Format == "json";
+  Parser.takeCommandAfterDashes(&O.Command, /*Required=*/true);
+}
 
-  llvm::Expected<std::string> Program = resolveExecutable(Command[0]);
-  if (!Program)
-    return reportHarnessError("run", llvm::toString(Program.takeError()));
-  Command[0] = *Program;
-  llvm::Expected<std::string> Dir = prepareRunDirectory(RunDir);
-  if (!Dir)
-    return reportHarnessError("run", llvm::toString(Dir.takeError()));
-
+/// The launch of \p O.Command (resolved) into \p Dir; it announces the
+/// ranks and the port on stdout (stderr with --format json).
+LaunchOptions launchOptionsFor(const RunOptions &O, const std::string &Dir) {
+  bool Json = O.Format == "json";
   LaunchOptions Options;
-  Options.NumRanks = NumRanks;
-  Options.Backend = Backend;
-  Options.TimeoutSeconds = Timeout;
-  Options.GraceSeconds = Grace;
-  Options.RunDir = *Dir;
-  Options.Command = Command;
+  Options.NumRanks = O.NumRanks;
+  Options.Backend = O.Backend;
+  Options.TimeoutSeconds = O.Timeout;
+  Options.GraceSeconds = O.Grace;
+  Options.RunDir = Dir;
+  Options.Command = O.Command;
   Options.Output = Json ? RankOutput::StreamToStderr : RankOutput::Stream;
   FILE *Info = Json ? stderr : stdout;
-  Options.OnStart = [&](int Port) {
+  Options.OnStart = [Info, O, Dir](int Port) {
     std::fprintf(Info,
                  "ddp-harness: %d rank%s of %s (backend %s, "
                  "MASTER_ADDR=127.0.0.1 MASTER_PORT=%d, timeout %g s)\n"
                  "ddp-harness: run directory %s\n",
-                 NumRanks, NumRanks == 1 ? "" : "s", Command[0].c_str(),
-                 Backend.c_str(), Port, Timeout,
-                 Options.RunDir.c_str());
+                 O.NumRanks, O.NumRanks == 1 ? "" : "s", O.Command[0].c_str(),
+                 O.Backend.c_str(), Port, O.Timeout, Dir.c_str());
     std::fflush(Info);
   };
+  return Options;
+}
 
-  std::string Label = Command[0].substr(Command[0].rfind('/') + 1);
+void printRunReport(const LaunchOptions &Options, const AnalysedRun &Run,
+                    int ExitCode, bool Json) {
+  if (Json) {
+    llvm::outs() << llvm::formatv("{0:2}",
+                                  json::Value(runJson(Options, Run.Result,
+                                                      Run.Analysis, ExitCode,
+                                                      Run.SvgPath)))
+                 << "\n";
+  } else {
+    llvm::outs() << "\n";
+    printRunTables(llvm::outs(), Run.Analysis);
+    printRunSummary(llvm::outs(), recordOf(Run.Result), Run.Analysis,
+                    Options.RunDir, Run.SvgPath);
+    llvm::outs() << "exit code: " << ExitCode << "\n";
+  }
+  llvm::outs().flush();
+}
+
+} // namespace
+
+int ddpharness::runCommand(const std::vector<std::string> &Args) {
+  RunOptions O;
+  OptionParser Parser("run", "run [--nproc N] [--backend gloo|nccl] "
+                             "[--timeout S] [--run-dir DIR] [--format "
+                             "text|json] -- PROGRAM [ARGS...]");
+  addRunOptions(Parser, O);
+  if (llvm::Error E = Parser.parse(Args))
+    return reportHarnessError("run", llvm::toString(std::move(E)) + "\n" +
+                                         Parser.usage());
+  if (Parser.helpRequested()) {
+    std::fputs(Parser.usage().c_str(), stdout);
+    return ExitOk;
+  }
+
+  llvm::Expected<std::string> Program = resolveExecutable(O.Command[0]);
+  if (!Program)
+    return reportHarnessError("run", llvm::toString(Program.takeError()));
+  O.Command[0] = *Program;
+  llvm::Expected<std::string> Dir = prepareRunDirectory(O.RunDir);
+  if (!Dir)
+    return reportHarnessError("run", llvm::toString(Dir.takeError()));
+
+  LaunchOptions Options = launchOptionsFor(O, *Dir);
+  std::string Label = O.Command[0].substr(O.Command[0].rfind('/') + 1);
   llvm::Expected<AnalysedRun> Run =
       launchAndAnalyse(Options, "Cross-rank drift: " + Label, Label);
   if (!Run)
     return reportHarnessError("run", llvm::toString(Run.takeError()));
-  const LaunchResult &Result = Run->Result;
-  const RunAnalysis &A = Run->Analysis;
-  const std::string &SvgPath = Run->SvgPath;
-  int ExitCode = exitCodeFor(Result);
-
-  if (Json) {
-    llvm::outs() << llvm::formatv(
-                        "{0:2}",
-                        json::Value(runJson(Options, Result, A, ExitCode,
-                                            SvgPath)))
-                 << "\n";
-  } else {
-    llvm::outs() << "\n";
-    printRunTables(llvm::outs(), A);
-    printRunSummary(llvm::outs(), recordOf(Result), A, Options.RunDir,
-                    SvgPath);
-    llvm::outs() << "exit code: " << ExitCode << "\n";
-  }
-  llvm::outs().flush();
+  int ExitCode = exitCodeFor(Run->Result);
+  printRunReport(Options, *Run, ExitCode, O.Format == "json");
   return ExitCode;
 }

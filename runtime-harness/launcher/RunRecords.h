@@ -11,12 +11,12 @@
 //
 //   1. Process, OutputLines, Options, ExitCodes   POSIX, lines, flags
 //   2. RunRecords                                 these records
-//   3. RunDirectory                               the evidence on disk
+//   3. RunDirectory, RankProcess                  the evidence; one rank
 //   4. Launcher, Analysis, Programs               starting, reading, building
 //   5. Verdict, Svg                               what the evidence says
 //   6. Report, Run                                tables; a measured run
 //   7. Scenarios                                  ddp-scenario's variants
-//   8. Commands, *Command, main                   the subcommands
+//   8. Commands, *Command, Confirm*, main         the subcommands
 //
 //===----------------------------------------------------------------------===//
 

@@ -8,14 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Analysis.h"
 #include "Commands.h"
 #include "ExitCodes.h"
-#include "RunRecords.h"
 #include "Options.h"
-#include "Process.h"
 #include "Report.h"
 #include "RunDirectory.h"
+#include "RunRecords.h"
 #include "Scenarios.h"
 #include "Svg.h"
 #include "Verdict.h"
@@ -26,13 +24,13 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <sys/stat.h>
 
 using namespace ddpharness;
 namespace json = llvm::json;
 
 namespace {
+
+const char *Cmd = "scenarios";
 
 struct Row {
   std::string Scenario, Check, Kind, Variant, Verdict, RunDir;
@@ -73,51 +71,56 @@ void printTable(llvm::raw_ostream &OS, const std::vector<Row> &Rows) {
   }
 }
 
-} // namespace
-
-int ddpharness::scenariosCommand(const std::vector<std::string> &Args) {
+struct ScenariosOptions {
   int NumRanks = 2, Steps = 0;
   std::string Backend = "gloo", Format = "text", Only, RunDir, Device;
   double HangTimeout = 10, RunTimeout = 300, Grace = 2;
   bool Verbose = false;
-  OptionParser Parser("scenarios",
-                      "scenarios [--nproc N] [--backend gloo|nccl] [--format "
-                      "text|json] [--only NAME] [--timeout S]");
-  Parser.addInt("nproc", &NumRanks, 1, "N", "ranks per run (default 2)");
-  Parser.addChoice("backend", &Backend, {"gloo", "nccl"},
+};
+
+void addScenariosOptions(OptionParser &Parser, ScenariosOptions &O) {
+  Parser.addInt("nproc", &O.NumRanks, 1, "N", "ranks per run (default 2)");
+  Parser.addChoice("backend", &O.Backend, {"gloo", "nccl"},
                    "DDP_HARNESS_BACKEND for the ranks (default gloo)");
-  Parser.addChoice("format", &Format, {"text", "json"},
+  Parser.addChoice("format", &O.Format, {"text", "json"},
                    "a table (default) or one JSON array on stdout");
-  Parser.addString("only", &Only, "NAME", "run this scenario only");
-  Parser.addSeconds("timeout", &HangTimeout,
+  Parser.addString("only", &O.Only, "NAME", "run this scenario only");
+  Parser.addSeconds("timeout", &O.HangTimeout,
                     "timeout for scenarios of kind hang (default 10)");
-  Parser.addSeconds("run-timeout", &RunTimeout,
+  Parser.addSeconds("run-timeout", &O.RunTimeout,
                     "timeout for the other kinds (default 300)");
-  Parser.addSeconds("grace", &Grace,
+  Parser.addSeconds("grace", &O.Grace,
                     "grace after a crash and before SIGKILL (default 2)");
-  Parser.addInt("steps", &Steps, 1, "K", "pass --steps K to every scenario");
-  Parser.addChoice("device", &Device, {"cpu", "cuda"},
+  Parser.addInt("steps", &O.Steps, 1, "K", "pass --steps K to every scenario");
+  Parser.addChoice("device", &O.Device, {"cpu", "cuda"},
                    "pass --device to every scenario");
-  Parser.addString("run-dir", &RunDir, "DIR",
+  Parser.addString("run-dir", &O.RunDir, "DIR",
                    "root of the run directories (default: a new directory "
                    "under $TMPDIR/ddp-harness)");
-  Parser.addFlag("verbose", &Verbose, "stream the ranks' output");
-  if (llvm::Error E = Parser.parse(Args))
-    return reportHarnessError("scenarios", llvm::toString(std::move(E)) +
-                                               "\n" + Parser.usage());
-  if (Parser.helpRequested()) {
-    std::fputs(Parser.usage().c_str(), stdout);
-    return ExitOk;
-  }
-  bool Json = Format == "json";
+  Parser.addFlag("verbose", &O.Verbose, "stream the ranks' output");
+}
 
-  llvm::Expected<ScenarioProgram> Program = loadScenarioProgram("scenarios");
-  if (!Program)
-    return reportHarnessError("scenarios", llvm::toString(Program.takeError()));
-  std::vector<ScenarioInfo> Scenarios = std::move(Program->Scenarios);
-  // Skipped entries are the program's error; the rest still runs.
-  bool HarnessError = Program->Skipped > 0;
+VariantOptions variantOptions(const ScenariosOptions &O) {
+  VariantOptions VOpts;
+  VOpts.NumRanks = O.NumRanks;
+  VOpts.Backend = O.Backend;
+  VOpts.HangTimeout = O.HangTimeout;
+  VOpts.RunTimeout = O.RunTimeout;
+  VOpts.Grace = O.Grace;
+  VOpts.Steps = O.Steps;
+  VOpts.Device = O.Device;
+  VOpts.Output = !O.Verbose          ? RankOutput::LogOnly
+                 : O.Format == "json" ? RankOutput::StreamToStderr
+                                      : RankOutput::Stream;
+  return VOpts;
+}
 
+/// The scenarios to run: all of them, or the one --only names.
+llvm::Expected<std::vector<ScenarioInfo>>
+selectScenarios(std::vector<ScenarioInfo> Scenarios, const std::string &Only) {
+  auto error = [](const std::string &Message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
+  };
   if (!Only.empty()) {
     std::vector<ScenarioInfo> Kept;
     std::vector<std::string> Names;
@@ -127,103 +130,137 @@ int ddpharness::scenariosCommand(const std::vector<std::string> &Args) {
         Kept.push_back(std::move(S));
     }
     if (Kept.empty())
-      return reportHarnessError("scenarios",
-                                "no scenario named '" + Only +
-                                    "'; the program lists: " +
-                                    llvm::join(Names, ", "));
+      return error("no scenario named '" + Only +
+                   "'; the program lists: " + llvm::join(Names, ", "));
     Scenarios = std::move(Kept);
   }
   if (Scenarios.empty())
-    return reportHarnessError("scenarios", "the program lists no scenario");
+    return error("the program lists no scenario");
+  return Scenarios;
+}
 
-  llvm::Expected<std::string> Root = makeFreshDirectory(RunDir, "scenarios");
+/// What the variants measured, as the exit code sees it.
+struct Tally {
+  bool HarnessError = false, AnyCrash = false, AnyUnexpectedHang = false;
+
+  int exitCode() const {
+    if (HarnessError)
+      return ExitHarnessError;
+    if (AnyCrash)
+      return ExitCrash;
+    if (AnyUnexpectedHang)
+      return ExitHang;
+    return ExitOk;
+  }
+};
+
+/// Runs every variant of \p S into Root/<scenario>/<variant>/, adds a row
+/// per variant and draws Root/<scenario>/drift.svg. Returns the exit code
+/// when the user interrupted the run.
+std::optional<int> runScenario(const std::string &Program,
+                               const ScenarioInfo &S, const std::string &Root,
+                               const VariantOptions &VOpts,
+                               std::vector<Row> &Rows, Tally &T) {
+  std::vector<DriftSeries> Series;
+  for (const std::string &Variant : S.Variants) {
+    VariantOutcome Out = runScenarioVariant(
+        Program, S, Variant, Root + "/" + S.Name + "/" + Variant, VOpts);
+    Rows.push_back(Row{S.Name, S.Check, S.KindName, Variant, Out.Verdict,
+                       Out.RunDir, Out.FirstDivergentStep, Out.MaxDrift,
+                       std::move(Out.Metrics), Out.WallSeconds});
+    T.HarnessError |= Out.HarnessError;
+    if (Out.HarnessError)
+      continue;
+    // A hang scenario measures whether the ranks finish together: its buggy
+    // variant hanging, or failing on a wrapper's own error, is the verdict
+    // it expects.
+    T.AnyCrash |=
+        Out.Process == ProcessVerdict::Crash && S.Kind != ScenarioKind::Hang;
+    T.AnyUnexpectedHang |=
+        Out.Process == ProcessVerdict::Hang && S.Kind != ScenarioKind::Hang;
+    if (Out.Process == ProcessVerdict::Interrupted) {
+      std::fprintf(stderr, "ddp-harness scenarios: interrupted\n");
+      return 128 + Out.InterruptSignal;
+    }
+    Series.push_back(Out.Series ? *Out.Series : DriftSeries{Variant, {}});
+  }
+  if (llvm::Error E = writeFileAtomically(
+          Root + "/" + S.Name + "/drift.svg",
+          driftSvg("Cross-rank drift: " + S.Name + " (" + S.Check + ")",
+                   Series)))
+    std::fprintf(stderr, "ddp-harness scenarios: warning: %s\n",
+                 llvm::toString(std::move(E)).c_str());
+  return std::nullopt;
+}
+
+void printJson(llvm::raw_ostream &OS, std::vector<Row> &Rows) {
+  json::Array Out;
+  for (Row &R : Rows) {
+    json::Value First = nullptr;
+    if (R.FirstDivergentStep)
+      First = *R.FirstDivergentStep;
+    Out.push_back(json::Object{{"scenario", R.Scenario},
+                               {"check", R.Check},
+                               {"kind", R.Kind},
+                               {"variant", R.Variant},
+                               {"verdict", R.Verdict},
+                               {"first_divergent_step", std::move(First)},
+                               {"max_drift", numberOrNull(R.MaxDrift)},
+                               {"metrics", std::move(R.Metrics)},
+                               {"wall_seconds", R.WallSeconds},
+                               {"run_dir", R.RunDir}});
+  }
+  OS << llvm::formatv("{0:2}", json::Value(std::move(Out))) << "\n";
+}
+
+void printText(llvm::raw_ostream &OS, const std::vector<Row> &Rows,
+               const std::string &Root) {
+  printTable(OS, Rows);
+  OS << "\nrun directories: " << Root << "/<scenario>/<variant>"
+     << "\ndrift plots: " << Root << "/<scenario>/drift.svg"
+     << "\nside by side: ddp-harness compare " << Root << "/<scenario>/buggy "
+     << Root << "/<scenario>/fixed\n";
+}
+
+} // namespace
+
+int ddpharness::scenariosCommand(const std::vector<std::string> &Args) {
+  ScenariosOptions Options;
+  OptionParser Parser(Cmd, "scenarios [--nproc N] [--backend gloo|nccl] "
+                           "[--format text|json] [--only NAME] [--timeout S]");
+  addScenariosOptions(Parser, Options);
+  if (llvm::Error E = Parser.parse(Args))
+    return reportHarnessError(Cmd, llvm::toString(std::move(E)) + "\n" +
+                                       Parser.usage());
+  if (Parser.helpRequested()) {
+    std::fputs(Parser.usage().c_str(), stdout);
+    return ExitOk;
+  }
+
+  llvm::Expected<ScenarioProgram> Program = loadScenarioProgram(Cmd);
+  if (!Program)
+    return reportHarnessError(Cmd, llvm::toString(Program.takeError()));
+  // Skipped entries are the program's error; the rest still runs.
+  Tally T;
+  T.HarnessError = Program->Skipped > 0;
+  llvm::Expected<std::vector<ScenarioInfo>> Scenarios =
+      selectScenarios(std::move(Program->Scenarios), Options.Only);
+  if (!Scenarios)
+    return reportHarnessError(Cmd, llvm::toString(Scenarios.takeError()));
+  llvm::Expected<std::string> Root = makeFreshDirectory(Options.RunDir, Cmd);
   if (!Root)
-    return reportHarnessError("scenarios", llvm::toString(Root.takeError()));
+    return reportHarnessError(Cmd, llvm::toString(Root.takeError()));
 
-  VariantOptions VOpts;
-  VOpts.NumRanks = NumRanks;
-  VOpts.Backend = Backend;
-  VOpts.HangTimeout = HangTimeout;
-  VOpts.RunTimeout = RunTimeout;
-  VOpts.Grace = Grace;
-  VOpts.Steps = Steps;
-  VOpts.Device = Device;
-  VOpts.Output = !Verbose ? RankOutput::LogOnly
-                 : Json   ? RankOutput::StreamToStderr
-                          : RankOutput::Stream;
-
+  VariantOptions VOpts = variantOptions(Options);
   std::vector<Row> Rows;
-  bool AnyCrash = false, AnyUnexpectedHang = false;
-  for (const ScenarioInfo &S : Scenarios) {
-    std::vector<DriftSeries> Series;
-    for (const std::string &Variant : S.Variants) {
-      Row R{S.Name, S.Check, S.KindName, Variant, "", ""};
-      VariantOutcome Out = runScenarioVariant(
-          Program->Path, S, Variant, *Root + "/" + S.Name + "/" + Variant, VOpts);
-      R.Verdict = Out.Verdict;
-      R.RunDir = Out.RunDir;
-      R.FirstDivergentStep = Out.FirstDivergentStep;
-      R.MaxDrift = Out.MaxDrift;
-      R.Metrics = std::move(Out.Metrics);
-      R.WallSeconds = Out.WallSeconds;
-      HarnessError |= Out.HarnessError;
-      if (!Out.HarnessError) {
-        // A hang scenario measures whether the ranks finish together: its
-        // buggy variant hanging, or failing on a wrapper's own error, is
-        // the verdict it expects.
-        AnyCrash |= Out.Process == ProcessVerdict::Crash &&
-                    S.Kind != ScenarioKind::Hang;
-        AnyUnexpectedHang |= Out.Process == ProcessVerdict::Hang &&
-                             S.Kind != ScenarioKind::Hang;
-        if (Out.Process == ProcessVerdict::Interrupted) {
-          std::fprintf(stderr, "ddp-harness scenarios: interrupted\n");
-          return 128 + Out.InterruptSignal;
-        }
-        Series.push_back(Out.Series ? *Out.Series : DriftSeries{Variant, {}});
-      }
-      Rows.push_back(std::move(R));
-    }
-    if (llvm::Error E = writeFileAtomically(
-            *Root + "/" + S.Name + "/drift.svg",
-            driftSvg("Cross-rank drift: " + S.Name + " (" + S.Check + ")",
-                     Series)))
-      std::fprintf(stderr, "ddp-harness scenarios: warning: %s\n",
-                   llvm::toString(std::move(E)).c_str());
-  }
-
-  if (Json) {
-    json::Array Out;
-    for (Row &R : Rows) {
-      json::Value First = nullptr;
-      if (R.FirstDivergentStep)
-        First = *R.FirstDivergentStep;
-      Out.push_back(json::Object{
-          {"scenario", R.Scenario},
-          {"check", R.Check},
-          {"kind", R.Kind},
-          {"variant", R.Variant},
-          {"verdict", R.Verdict},
-          {"first_divergent_step", std::move(First)},
-          {"max_drift", numberOrNull(R.MaxDrift)},
-          {"metrics", std::move(R.Metrics)},
-          {"wall_seconds", R.WallSeconds},
-          {"run_dir", R.RunDir}});
-    }
-    llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(Out)))
-                 << "\n";
-  } else {
-    printTable(llvm::outs(), Rows);
-    llvm::outs() << "\nrun directories: " << *Root << "/<scenario>/<variant>"
-                 << "\ndrift plots: " << *Root << "/<scenario>/drift.svg"
-                 << "\nside by side: ddp-harness compare " << *Root
-                 << "/<scenario>/buggy " << *Root << "/<scenario>/fixed\n";
-  }
+  for (const ScenarioInfo &S : *Scenarios)
+    if (std::optional<int> Code =
+            runScenario(Program->Path, S, *Root, VOpts, Rows, T))
+      return *Code;
+  if (Options.Format == "json")
+    printJson(llvm::outs(), Rows);
+  else
+    printText(llvm::outs(), Rows, *Root);
   llvm::outs().flush();
-  if (HarnessError)
-    return ExitHarnessError;
-  if (AnyCrash)
-    return ExitCrash;
-  if (AnyUnexpectedHang)
-    return ExitHang;
-  return ExitOk;
+  return T.exitCode();
 }

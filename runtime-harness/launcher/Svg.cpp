@@ -152,37 +152,36 @@ DriftSeries ddpharness::driftSeries(const std::string &Label,
   return S;
 }
 
-std::string ddpharness::driftSvg(const std::string &Title,
-                                 const std::vector<DriftSeries> &Series) {
-  std::vector<double> Values;
+namespace {
+
+/// The x axis: steps from MinX to MaxX across the plot's width.
+struct XAxis {
   double MinX = INFINITY, MaxX = -INFINITY;
+  double x(double V) const { return Left + PlotW * (V - MinX) / (MaxX - MinX); }
+};
+
+XAxis xAxisOf(const std::vector<DriftSeries> &Series,
+              std::vector<double> &Values) {
+  XAxis X;
   for (const DriftSeries &S : Series)
-    for (const auto &[X, V] : S.Points) {
+    for (const auto &[PX, V] : S.Points) {
       Values.push_back(V);
-      MinX = std::min(MinX, X);
-      MaxX = std::max(MaxX, X);
+      X.MinX = std::min(X.MinX, PX);
+      X.MaxX = std::max(X.MaxX, PX);
     }
   if (Values.empty()) {
-    MinX = 0;
-    MaxX = 1;
+    X.MinX = 0;
+    X.MaxX = 1;
   }
-  if (MaxX == MinX) {
-    MinX -= 0.5;
-    MaxX += 0.5;
+  if (X.MaxX == X.MinX) {
+    X.MinX -= 0.5;
+    X.MaxX += 0.5;
   }
-  auto X = [&](double V) { return Left + PlotW * (V - MinX) / (MaxX - MinX); };
-  YAxis Y(Values);
+  return X;
+}
 
-  std::string Out;
-  Out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  Out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(Width) +
-         "\" height=\"" + num(Height) + "\" viewBox=\"0 0 " + num(Width) +
-         " " + num(Height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  Out += "  <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  Out += "  <text x=\"" + num(Left) + "\" y=\"28\" font-size=\"15\">" +
-         escapeXml(Title) + "</text>\n";
-
-  // Grid and y ticks.
+/// The grid, the ticks of both axes, the axes and their titles.
+void drawAxes(std::string &Out, const XAxis &X, const YAxis &Y) {
   for (const auto &[V, Label] : Y.ticks()) {
     double YY = Y.y(V);
     Out += "  <line x1=\"" + num(Left) + "\" y1=\"" + num(YY) + "\" x2=\"" +
@@ -192,16 +191,15 @@ std::string ddpharness::driftSvg(const std::string &Title,
            "\" text-anchor=\"end\">" + escapeXml(Label) + "</text>\n";
   }
   // x ticks: whole steps.
-  double XStep = std::max(1.0, niceStep((MaxX - MinX) / 8));
-  for (double V = std::ceil(MinX / XStep) * XStep; V <= MaxX; V += XStep) {
-    double XX = X(V);
+  double XStep = std::max(1.0, niceStep((X.MaxX - X.MinX) / 8));
+  for (double V = std::ceil(X.MinX / XStep) * XStep; V <= X.MaxX; V += XStep) {
+    double XX = X.x(V);
     Out += "  <line x1=\"" + num(XX) + "\" y1=\"" + num(Top + PlotH) +
            "\" x2=\"" + num(XX) + "\" y2=\"" + num(Top + PlotH + 5) +
            "\" stroke=\"black\"/>\n";
     Out += "  <text x=\"" + num(XX) + "\" y=\"" + num(Top + PlotH + 20) +
            "\" text-anchor=\"middle\">" + tickLabel(V) + "</text>\n";
   }
-  // Axes and their titles.
   Out += "  <line x1=\"" + num(Left) + "\" y1=\"" + num(Top) + "\" x2=\"" +
          num(Left) + "\" y2=\"" + num(Top + PlotH) + "\" stroke=\"black\"/>\n";
   Out += "  <line x1=\"" + num(Left) + "\" y1=\"" + num(Top + PlotH) +
@@ -214,31 +212,52 @@ std::string ddpharness::driftSvg(const std::string &Title,
   Out += "  <text transform=\"translate(20 " + num(Top + PlotH / 2) +
          ") rotate(-90)\" text-anchor=\"middle\">" + escapeXml(YTitle) +
          "</text>\n";
+}
+
+/// Series \p I as a line with dots, and its legend entry.
+void drawSeries(std::string &Out, const DriftSeries &S, size_t I,
+                const XAxis &X, const YAxis &Y) {
+  const char *Color = Colors[I % std::size(Colors)];
+  std::string Points;
+  for (const auto &[PX, PV] : S.Points)
+    Points += (Points.empty() ? "" : " ") + num(X.x(PX)) + "," + num(Y.y(PV));
+  if (S.Points.size() > 1)
+    Out += "  <polyline fill=\"none\" stroke=\"" + std::string(Color) +
+           "\" stroke-width=\"2\" points=\"" + Points + "\"/>\n";
+  for (const auto &[PX, PV] : S.Points)
+    Out += "  <circle cx=\"" + num(X.x(PX)) + "\" cy=\"" + num(Y.y(PV)) +
+           "\" r=\"3\" fill=\"" + Color + "\"/>\n";
+  double LY = Top + 10 + 20 * I;
+  Out += "  <line x1=\"" + num(Left + PlotW + 15) + "\" y1=\"" + num(LY) +
+         "\" x2=\"" + num(Left + PlotW + 40) + "\" y2=\"" + num(LY) +
+         "\" stroke=\"" + Color + "\" stroke-width=\"2\"/>\n";
+  Out += "  <text x=\"" + num(Left + PlotW + 46) + "\" y=\"" + num(LY + 4) +
+         "\">" + escapeXml(S.Label) + "</text>\n";
+}
+
+} // namespace
+
+std::string ddpharness::driftSvg(const std::string &Title,
+                                 const std::vector<DriftSeries> &Series) {
+  std::vector<double> Values;
+  XAxis X = xAxisOf(Series, Values);
+  YAxis Y(Values);
+
+  std::string Out;
+  Out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  Out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(Width) +
+         "\" height=\"" + num(Height) + "\" viewBox=\"0 0 " + num(Width) +
+         " " + num(Height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  Out += "  <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  Out += "  <text x=\"" + num(Left) + "\" y=\"28\" font-size=\"15\">" +
+         escapeXml(Title) + "</text>\n";
+  drawAxes(Out, X, Y);
   if (Values.empty())
     Out += "  <text x=\"" + num(Left + PlotW / 2) + "\" y=\"" +
            num(Top + PlotH / 2) +
            "\" text-anchor=\"middle\">no drift data</text>\n";
-
-  // One line per series, with a legend entry.
-  for (size_t I = 0; I < Series.size(); ++I) {
-    const DriftSeries &S = Series[I];
-    const char *Color = Colors[I % std::size(Colors)];
-    std::string Points;
-    for (const auto &[PX, PV] : S.Points)
-      Points += (Points.empty() ? "" : " ") + num(X(PX)) + "," + num(Y.y(PV));
-    if (S.Points.size() > 1)
-      Out += "  <polyline fill=\"none\" stroke=\"" + std::string(Color) +
-             "\" stroke-width=\"2\" points=\"" + Points + "\"/>\n";
-    for (const auto &[PX, PV] : S.Points)
-      Out += "  <circle cx=\"" + num(X(PX)) + "\" cy=\"" + num(Y.y(PV)) +
-             "\" r=\"3\" fill=\"" + Color + "\"/>\n";
-    double LY = Top + 10 + 20 * I;
-    Out += "  <line x1=\"" + num(Left + PlotW + 15) + "\" y1=\"" + num(LY) +
-           "\" x2=\"" + num(Left + PlotW + 40) + "\" y2=\"" + num(LY) +
-           "\" stroke=\"" + Color + "\" stroke-width=\"2\"/>\n";
-    Out += "  <text x=\"" + num(Left + PlotW + 46) + "\" y=\"" + num(LY + 4) +
-           "\">" + escapeXml(S.Label) + "</text>\n";
-  }
+  for (size_t I = 0; I < Series.size(); ++I)
+    drawSeries(Out, Series[I], I, X, Y);
   Out += "</svg>\n";
   return Out;
 }

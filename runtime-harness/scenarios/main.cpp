@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 using namespace ddpscenario;
 
@@ -63,28 +64,31 @@ const Scenario *find(const std::string &Name) {
   return nullptr;
 }
 
-} // namespace
+/// What the command line asks to run.
+struct Invocation {
+  const Scenario *S = nullptr;
+  std::string Variant;
+  int64_t Steps = 5;
+  std::string DeviceName = "cpu";
+};
 
-int main(int Argc, char **Argv) {
-  if (Argc == 2 && std::strcmp(Argv[1], "--list") == 0) {
-    printList();
+/// `--cuda-usable`: what the test suites ask before running on a GPU. A GPU
+/// on the machine is not enough, this LibTorch must have been built with
+/// CUDA.
+int reportCudaUsable() {
+  if (ddpharness::cuda_usable()) {
+    std::printf("cuda usable: %d device(s)\n",
+                static_cast<int>(torch::cuda::device_count()));
     return 0;
   }
-  // What the test suites ask before running on a GPU: a GPU on the machine
-  // is not enough, this LibTorch must have been built with CUDA.
-  if (Argc == 2 && std::strcmp(Argv[1], "--cuda-usable") == 0) {
-    if (ddpharness::cuda_usable()) {
-      std::printf("cuda usable: %d device(s)\n",
-                  static_cast<int>(torch::cuda::device_count()));
-      return 0;
-    }
-    std::printf("no usable CUDA device for this LibTorch\n");
-    return ddpharness::kSkipExitCode;
-  }
-  if (Argc < 3)
-    return usage("expected --list, or a scenario and a variant");
-  const Scenario *S = find(Argv[1]);
-  if (!S) {
+  std::printf("no usable CUDA device for this LibTorch\n");
+  return ddpharness::kSkipExitCode;
+}
+
+/// Reads NAME VARIANT; the usage exit code when either is unknown.
+std::optional<int> parseScenario(char **Argv, Invocation &Inv) {
+  Inv.S = find(Argv[1]);
+  if (!Inv.S) {
     std::string Names;
     for (const Scenario *T : scenarios())
       Names += (Names.empty() ? "" : ", ") + std::string(T->name);
@@ -92,56 +96,65 @@ int main(int Argc, char **Argv) {
                   "'; known: " + Names)
                      .c_str());
   }
-  std::string Variant = Argv[2];
+  Inv.Variant = Argv[2];
   bool Known = false;
-  for (const std::string &V : S->variants)
-    Known |= V == Variant;
+  for (const std::string &V : Inv.S->variants)
+    Known |= V == Inv.Variant;
   if (!Known)
-    return usage(("scenario '" + std::string(S->name) +
-                  "' has no variant '" + Variant + "'")
+    return usage(("scenario '" + std::string(Inv.S->name) +
+                  "' has no variant '" + Inv.Variant + "'")
                      .c_str());
+  return std::nullopt;
+}
 
-  int64_t Steps = 5;
-  std::string DeviceName = "cpu";
+/// Reads --steps K and --device D after NAME VARIANT.
+std::optional<int> parseFlags(int Argc, char **Argv, Invocation &Inv) {
   for (int I = 3; I < Argc; ++I) {
     std::string Flag = Argv[I];
     if ((Flag != "--steps" && Flag != "--device") || I + 1 >= Argc)
       return usage(("unexpected argument '" + Flag + "'").c_str());
     std::string Value = Argv[++I];
     if (Flag == "--device") {
-      DeviceName = Value;
+      Inv.DeviceName = Value;
       continue;
     }
     errno = 0;
     char *End = nullptr;
-    Steps = std::strtoll(Value.c_str(), &End, 10);
-    if (errno || End == Value.c_str() || *End || Steps < 1 || Steps > 100000)
+    Inv.Steps = std::strtoll(Value.c_str(), &End, 10);
+    if (errno || End == Value.c_str() || *End || Inv.Steps < 1 ||
+        Inv.Steps > 100000)
       return usage(("--steps '" + Value + "' is not a number in [1, 100000]")
                        .c_str());
   }
-  if (DeviceName != "cpu" && DeviceName != "cuda")
-    return usage(("--device '" + DeviceName + "': expected cpu or cuda")
+  if (Inv.DeviceName != "cpu" && Inv.DeviceName != "cuda")
+    return usage(("--device '" + Inv.DeviceName + "': expected cpu or cuda")
                      .c_str());
+  return std::nullopt;
+}
 
+/// Sets up the process group and the probe, and runs the variant on this
+/// rank; a Skip or an error ends it with its exit code.
+int runVariant(const Invocation &Inv) {
+  const Scenario *S = Inv.S;
   int Rank = -1;
   try {
-    if (DeviceName == "cuda" && !ddpharness::cuda_usable())
+    if (Inv.DeviceName == "cuda" && !ddpharness::cuda_usable())
       throw ddpharness::Skip("no-cuda", "--device cuda, but this LibTorch "
                                         "has no usable CUDA device");
     ddpharness::Distributed Dist = ddpharness::init_process_group_from_env();
     Rank = Dist.rank;
     torch::Device Device =
-        DeviceName == "cuda"
+        Inv.DeviceName == "cuda"
             ? torch::Device(torch::kCUDA,
                             Dist.local_rank % static_cast<int>(
                                                   torch::cuda::device_count()))
             : torch::Device(torch::kCPU);
     ddpharness::Probe Probe;
     std::printf("rank %d: %s %s on %s (%s, %d ranks)\n", Dist.rank, S->name,
-                Variant.c_str(), Device.str().c_str(), Dist.backend.c_str(),
-                Dist.world_size);
+                Inv.Variant.c_str(), Device.str().c_str(),
+                Dist.backend.c_str(), Dist.world_size);
     std::fflush(stdout);
-    Context C{Dist, Probe, Variant, Steps, Device};
+    Context C{Dist, Probe, Inv.Variant, Inv.Steps, Device};
     S->run(C);
     std::printf("rank %d: done\n", Dist.rank);
     return 0;
@@ -156,11 +169,30 @@ int main(int Argc, char **Argv) {
     // Before the process group exists the environment is at fault.
     if (Rank < 0) {
       std::fprintf(stderr, "ddp-scenario: cannot start %s %s: %s\n", S->name,
-                   Variant.c_str(), Message);
+                   Inv.Variant.c_str(), Message);
       return kExitUsage;
     }
     std::fprintf(stderr, "ddp-scenario: rank %d: %s %s failed: %s\n", Rank,
-                 S->name, Variant.c_str(), Message);
+                 S->name, Inv.Variant.c_str(), Message);
     return kExitFailed;
   }
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  if (Argc == 2 && std::strcmp(Argv[1], "--list") == 0) {
+    printList();
+    return 0;
+  }
+  if (Argc == 2 && std::strcmp(Argv[1], "--cuda-usable") == 0)
+    return reportCudaUsable();
+  if (Argc < 3)
+    return usage("expected --list, or a scenario and a variant");
+  Invocation Inv;
+  if (std::optional<int> Code = parseScenario(Argv, Inv))
+    return *Code;
+  if (std::optional<int> Code = parseFlags(Argc, Argv, Inv))
+    return *Code;
+  return runVariant(Inv);
 }

@@ -106,15 +106,8 @@ makeGloo(const c10::intrusive_ptr<c10d::Store> &Store, const Distributed &D,
                                        c10::DeviceType::CUDA});
 }
 
-} // namespace
-
-bool ddpharness::cuda_usable() {
-  return torch::cuda::is_available() && torch::cuda::device_count() > 0;
-}
-
-Distributed
-ddpharness::init_process_group_from_env(const ProcessGroupOptions &O) {
-  Distributed D;
+/// Rank and world sizes from torchrun's variables.
+void readRanks(Distributed &D) {
   D.world_size = static_cast<int>(envInt("WORLD_SIZE", nullptr, 1, 1 << 16));
   D.rank = static_cast<int>(envInt("RANK", nullptr, 0, D.world_size - 1));
   D.local_rank =
@@ -122,9 +115,12 @@ ddpharness::init_process_group_from_env(const ProcessGroupOptions &O) {
   D.local_world_size = static_cast<int>(
       envInt("LOCAL_WORLD_SIZE", std::to_string(D.world_size).c_str(), 1,
              D.world_size));
-  std::string Addr = envOr("MASTER_ADDR", "127.0.0.1");
-  auto Port = static_cast<uint16_t>(envInt("MASTER_PORT", nullptr, 1, 65535));
+}
 
+/// DDP_HARNESS_BACKEND when set, else NCCL where it can serve every local
+/// rank, else Gloo. Throws Skip for an NCCL request this machine cannot
+/// serve.
+std::string chooseBackend(const Distributed &D) {
   std::string Requested = envOr("DDP_HARNESS_BACKEND", "");
   if (!Requested.empty() && Requested != "gloo" && Requested != "nccl")
     throw std::runtime_error("DDP_HARNESS_BACKEND='" + Requested +
@@ -149,30 +145,60 @@ ddpharness::init_process_group_from_env(const ProcessGroupOptions &O) {
                      std::to_string(D.local_world_size) + " ranks, " +
                      std::to_string(torch::cuda::device_count()) + " GPUs");
   }
-  D.backend = !Requested.empty() ? Requested
-              : (HaveNccl && GpusFit) ? "nccl"
-                                      : "gloo";
+  return !Requested.empty()     ? Requested
+         : (HaveNccl && GpusFit) ? "nccl"
+                                 : "gloo";
+}
 
+/// Where the ranks meet: MASTER_ADDR and MASTER_PORT.
+struct Rendezvous {
+  std::string Addr;
+  uint16_t Port;
+};
+
+Rendezvous readRendezvous() {
+  return {envOr("MASTER_ADDR", "127.0.0.1"),
+          static_cast<uint16_t>(envInt("MASTER_PORT", nullptr, 1, 65535))};
+}
+
+/// A TCPStore at the rendezvous address, served by rank 0.
+c10::intrusive_ptr<c10d::Store> makeStore(const Distributed &D,
+                                          const Rendezvous &At,
+                                          std::chrono::milliseconds Timeout) {
   c10d::TCPStoreOptions StoreOptions;
-  StoreOptions.port = Port;
+  StoreOptions.port = At.Port;
   StoreOptions.isServer = D.rank == 0;
   StoreOptions.numWorkers = D.world_size;
-  StoreOptions.timeout = O.timeout;
+  StoreOptions.timeout = Timeout;
   useClassicStore(StoreOptions, 0);
-  auto Store = c10::make_intrusive<c10d::TCPStore>(Addr, StoreOptions);
+  return c10::make_intrusive<c10d::TCPStore>(At.Addr, StoreOptions);
+}
 
+} // namespace
+
+bool ddpharness::cuda_usable() {
+  return torch::cuda::is_available() && torch::cuda::device_count() > 0;
+}
+
+Distributed
+ddpharness::init_process_group_from_env(const ProcessGroupOptions &Options) {
+  Distributed D;
+  readRanks(D);
+  Rendezvous At = readRendezvous();
+  D.backend = chooseBackend(D);
+  c10::intrusive_ptr<c10d::Store> Store = makeStore(D, At, Options.timeout);
   if (D.backend == "gloo") {
-    D.process_group = makeGloo(Store, D, O.timeout);
+    D.process_group = makeGloo(Store, D, Options.timeout);
     return D;
   }
 #ifdef USE_C10D_NCCL
   D.device = torch::Device(torch::kCUDA, D.local_rank);
-  auto Options = c10d::ProcessGroupNCCL::Options::create();
-  Options->timeout = O.timeout;
+  auto NcclOptions = c10d::ProcessGroupNCCL::Options::create();
+  NcclOptions->timeout = Options.timeout;
   D.process_group = frontEnd<c10d::ProcessGroup>(
       c10::make_intrusive<c10d::ProcessGroupNCCL>(Store, D.rank, D.world_size,
-                                                  Options),
-      Store, D, "nccl", O.timeout, {c10::DeviceType::CUDA});
+                                                  NcclOptions),
+      Store, D, "nccl", Options.timeout, {c10::DeviceType::CUDA});
 #endif
   return D;
 }
