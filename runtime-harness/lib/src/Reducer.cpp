@@ -47,8 +47,9 @@ void ddpharness::broadcast_from_rank0(const std::vector<torch::Tensor> &Tensors,
 }
 
 Reducer::Reducer(std::vector<torch::Tensor> AllParams,
-                 c10::intrusive_ptr<c10d::ProcessGroup> G, int64_t BucketBytes)
-    : Group(std::move(G)) {
+                 c10::intrusive_ptr<c10d::ProcessGroup> GroupHandle,
+                 int64_t BucketBytes)
+    : Group(std::move(GroupHandle)) {
   for (torch::Tensor &P : AllParams)
     if (P.requires_grad())
       Params.push_back(P);

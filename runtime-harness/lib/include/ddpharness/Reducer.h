@@ -35,10 +35,12 @@ namespace ddpharness {
 
 class Reducer {
 public:
-  /// Hooks every parameter of \p Params that requires a gradient, in buckets
-  /// of at most \p BucketBytes (a larger parameter gets a bucket of its own).
-  Reducer(std::vector<torch::Tensor> Params,
-          c10::intrusive_ptr<c10d::ProcessGroup> Group, int64_t BucketBytes);
+  /// Hooks every parameter of \p AllParams that requires a gradient, in
+  /// buckets of at most \p BucketBytes (a larger parameter gets a bucket of
+  /// its own); \p GroupHandle all-reduces them.
+  Reducer(std::vector<torch::Tensor> AllParams,
+          c10::intrusive_ptr<c10d::ProcessGroup> GroupHandle,
+          int64_t BucketBytes);
   ~Reducer();
   Reducer(const Reducer &) = delete;
   Reducer &operator=(const Reducer &) = delete;
