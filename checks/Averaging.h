@@ -13,7 +13,9 @@
 //   `at::_foreach_mul_(grads, 1.0 / ws)`, `buffer[i] /= ws`, and assignments
 //   through `.data()` or `mutable_grad()` of such a quotient;
 // - a loss scaled by 1 / world size before backward(), and a learning rate
-//   divided by the world size in the optimizer's options.
+//   divided by the world size in the options of the optimizer that steps
+//   (`SGDOptions(lr / ws)`, `options.lr(lr / ws)`), followed to the
+//   variables, fields and parameters that hold that optimizer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,13 +51,30 @@ public:
   /// 1 / world size, which averages every gradient it produces.
   bool backpropagatesAveragedLoss(const CodeUnit &U,
                                   const CallExpr &Backward) const;
-  /// Whether the translation unit builds optimizer options with a learning
-  /// rate divided by the world size, which averages the update instead.
-  bool scalesLearningRate() const { return LearningRateScaled; }
+  /// Whether \p Optimizer, an optimizer expression of unit U (the object of
+  /// a step), holds an optimizer built with a learning rate divided by the
+  /// world size, which averages its updates instead: a variable or field
+  /// given one, or a parameter every caller (up to a few levels) hands one.
+  bool isScaledOptimizer(const CodeUnit &U, const Expr *Optimizer,
+                         unsigned Depth = 0) const;
+  /// Whether unit U builds optimizer options with a learning rate divided by
+  /// the world size for an optimizer this cannot name (a temporary, an
+  /// element of a container).
+  bool scalesLearningRate(const CodeUnit &U) const {
+    return ScalingUnits.contains(&U);
+  }
 
 private:
   void findWorldSizeDecls();
   void findScaledLearningRates();
+  /// Records who holds the scaled options built by \p S in unit U: the
+  /// variable or field it initialises or is assigned to, else the unit.
+  void recordScaledOwner(const CodeUnit &U, const Stmt *S);
+  /// Variables and fields initialised or assigned from a scaled one
+  /// (`SGD opt(params, options)`, `opt_ = std::make_unique<SGD>(...)`).
+  void propagateScaledOptimizers();
+  bool isScalingOptions(const Stmt *S) const;
+  bool mentionsScaled(const Stmt *S) const;
   void findAveragingUnits();
   bool containsAverage(const Stmt *S) const;
 
@@ -66,7 +85,11 @@ private:
   llvm::DenseSet<const ValueDecl *> PerRankDecls;
   /// Units that average gradients, themselves or through a call.
   llvm::DenseSet<const CodeUnit *> AveragingUnits;
-  bool LearningRateScaled = false;
+  /// Optimizers (and optimizer options) built with a learning rate divided
+  /// by the world size; units that build such options for an optimizer
+  /// they do not name.
+  llvm::DenseSet<const ValueDecl *> ScaledOptimizers;
+  llvm::DenseSet<const CodeUnit *> ScalingUnits;
 };
 
 } // namespace clang::tidy::ddp

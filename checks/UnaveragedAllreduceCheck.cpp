@@ -5,6 +5,7 @@
 #include "Averaging.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace clang::tidy::ddp {
 
@@ -85,8 +86,6 @@ llvm::StringRef fixFor(CollectiveApi Api) {
 
 void UnaveragedAllreduceCheck::analyze(const GradientModel &Model) {
   Averaging Average(Model);
-  if (Average.scalesLearningRate())
-    return;
   for (const auto &U : Model.units()) {
     if (!U->Reported)
       continue;
@@ -100,7 +99,8 @@ void UnaveragedAllreduceCheck::analyze(const GradientModel &Model) {
         continue;
       const CallExpr *SteppedAt = nullptr;
       if (!averaged(Model, Average, *U, *Call, /*IsReduction=*/true, 0,
-                    SteppedAt))
+                    SteppedAt) &&
+          !stepsAtScaledRate(Model, Average, *U, SteppedAt))
         report(*Call, calleeName(*Call), SteppedAt);
     }
     for (const Stmt *Broken : U->Broken)
@@ -137,7 +137,8 @@ void UnaveragedAllreduceCheck::checkRecovered(const GradientModel &Model,
       continue;
     const CallExpr *SteppedAt = nullptr;
     if (!averaged(Model, Average, U, Recovered, /*IsReduction=*/true, 0,
-                  SteppedAt))
+                  SteppedAt) &&
+        !stepsAtScaledRate(Model, Average, U, SteppedAt))
       report(Recovered, ("'" + Call->Name + "'").str(),
              SteppedAt, Reduction);
     return;
@@ -163,9 +164,48 @@ void UnaveragedAllreduceCheck::checkCallers(const GradientModel &Model,
       continue;
     const CallExpr *SteppedAt = nullptr;
     if (!averaged(Model, Average, *Site.Caller, *Site.Call,
-                  /*IsReduction=*/true, 0, SteppedAt))
+                  /*IsReduction=*/true, 0, SteppedAt) &&
+        !stepsAtScaledRate(Model, Average, *Site.Caller, SteppedAt))
       report(*Site.Call, calleeName(*Site.Call), SteppedAt, &Reduction);
   }
+}
+
+bool UnaveragedAllreduceCheck::stepsAtScaledRate(
+    const GradientModel &Model, const Averaging &Average, const CodeUnit &U,
+    const CallExpr *SteppedAt) const {
+  // The optimizer that steps with the sum: its own options decide.
+  if (SteppedAt) {
+    if (!Vocab.isOptimizerStep(*SteppedAt))
+      return false;
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(SteppedAt);
+    const Expr *Optimizer =
+        Member ? Member->getImplicitObjectArgument() : nullptr;
+    for (const auto &Other : Model.units())
+      if (llvm::is_contained(Other->Calls, SteppedAt))
+        return Average.isScaledOptimizer(*Other, Optimizer);
+    return false;
+  }
+  // No step in sight (the sum leaves the function): an optimizer with a
+  // scaled learning rate built, or stepped, here or in a caller.
+  llvm::SmallVector<std::pair<const CodeUnit *, unsigned>, 8> Work{{&U, 0}};
+  llvm::SmallPtrSet<const CodeUnit *, 8> Seen;
+  while (!Work.empty()) {
+    auto [Unit, Depth] = Work.pop_back_val();
+    if (!Seen.insert(Unit).second)
+      continue;
+    if (Average.scalesLearningRate(*Unit) ||
+        llvm::any_of(Unit->Calls, [&](const CallExpr *Call) {
+          const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+          return Member && Vocab.isOptimizerStep(*Call) &&
+                 Average.isScaledOptimizer(*Unit,
+                                           Member->getImplicitObjectArgument());
+        }))
+      return true;
+    if (Depth < MaxCallerDepth)
+      for (const CallSite &Site : Model.callers(*Unit))
+        Work.push_back({Site.Caller, Depth + 1});
+  }
+  return false;
 }
 
 void UnaveragedAllreduceCheck::report(const Expr &Reduction,

@@ -30,6 +30,12 @@ private:
   bool averaged(const GradientModel &Model, const Averaging &Average,
                 const CodeUnit &U, const Expr &Anchor, bool IsReduction,
                 unsigned Depth, const CallExpr *&SteppedAt) const;
+  /// Whether the optimizer that steps with the sum (\p SteppedAt, or, when
+  /// no step was reached, one built or stepped in U or its callers) was
+  /// built with a learning rate divided by the world size: that averages
+  /// its updates instead.
+  bool stepsAtScaledRate(const GradientModel &Model, const Averaging &Average,
+                         const CodeUnit &U, const CallExpr *SteppedAt) const;
   /// A reduction in a helper whose operation the caller picks
   /// (`distributed::allreduce(t, Op::Sum)`): checked at each call of the
   /// helper that passes a sum of gradients.

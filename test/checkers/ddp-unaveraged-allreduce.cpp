@@ -18,10 +18,16 @@
 // RUN:   -- %mock_flags -DWITH_OPTIONS 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI,CHECK-OPTIONS -implicit-check-not='{{warning|error|note}}:'
 //
-// A learning rate divided by the world size averages the updates instead:
+// A learning rate divided by the world size averages the updates of the
+// optimizer built with it, and of no other: one that nothing steps silences
+// nothing.
 // RUN: %clang_tidy %s -checks='-*,ddp-unaveraged-allreduce' -- %mock_flags -DSCALED_LEARNING_RATE 2>/dev/null \
-// RUN:   | FileCheck %s -allow-empty -check-prefix=SILENT -implicit-check-not='{{warning|error|note}}:'
-// SILENT-NOT: warning
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error|note}}:'
+//
+// An average in an #ifdef branch counts where the branch is built, and only
+// there:
+// RUN: %clang_tidy %s -checks='-*,ddp-unaveraged-allreduce' -- %mock_flags -DUSE_GRADIENT_AVERAGE 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefix=AVERAGED
 //
 // test/integration runs this same file against the real LibTorch headers.
 
@@ -39,6 +45,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -571,14 +578,120 @@ void caller_averages(c10d::ProcessGroup &pg, Net &model,
 }
 
 #ifdef SCALED_LEARNING_RATE
-// The learning rate divided by the world size instead: this averages every
-// update of the file (see the RUN line above).
-void scaled_learning_rate(c10d::ProcessGroup &pg, Net &model) {
+// An optimizer built with the learning rate divided by the world size that
+// nothing steps: it averages no update of the file, so every finding stays
+// (see the RUN line above).
+void unused_scaled_optimizer(c10d::ProcessGroup &pg, Net &model) {
   torch::optim::SGD optimizer(model->parameters(),
                               torch::optim::SGDOptions(0.1 / pg.getSize()));
   (void)optimizer;
 }
 #endif
+
+// The optimizer that steps with the sum has its learning rate divided by the
+// world size: that averages its updates instead.
+void negative_scaled_learning_rate(c10d::ProcessGroup &pg, Net &model,
+                                   torch::Tensor x, torch::Tensor y) {
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.1 / pg.getSize()));
+  optimizer.zero_grad();
+  F::mse_loss(model->forward(x), y).backward();
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+  }
+  optimizer.step();
+}
+
+// ... also when the options are scaled on a variable and the optimizer is
+// handed to the function that sums and steps.
+void sum_then_step(c10d::ProcessGroup &pg, Net &model,
+                   torch::optim::Optimizer &optimizer) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+  }
+  optimizer.step();
+}
+
+void negative_scaled_options_handed_down(c10d::ProcessGroup &pg, Net &model,
+                                         torch::Tensor x, torch::Tensor y) {
+  torch::optim::SGDOptions options(0.1);
+  options.lr(0.1 / pg.getSize());
+  auto optimizer =
+      std::make_shared<torch::optim::SGD>(model->parameters(), options);
+  F::mse_loss(model->forward(x), y).backward();
+  sum_then_step(pg, model, *optimizer);
+}
+
+// ... also when the learning rate of its parameter group is scaled in place.
+void negative_scaled_parameter_group(c10d::ProcessGroup &pg, Net &model,
+                                     torch::optim::SGD &optimizer) {
+  static_cast<torch::optim::SGDOptions &>(optimizer.param_groups()[0].options())
+      .lr(0.1 / pg.getSize());
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+  }
+  optimizer.step();
+}
+
+// An average in an #ifdef branch this configuration does not build does not
+// run: the sum is reported (the RUN line that defines USE_GRADIENT_AVERAGE
+// builds it, and the sum is averaged there).
+void gated_average(c10d::ProcessGroup &pg, Net &model,
+                   torch::optim::SGD &optimizer) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step
+    // CHECK-MESSAGES: :[[@LINE+6]]:13: note: the optimizer steps with the summed gradients here
+    // AVERAGED-NOT: :[[@LINE-3]]:8: warning:
+#ifdef USE_GRADIENT_AVERAGE
+    p.grad().div_(pg.getSize());
+#endif
+  }
+  optimizer.step();
+}
+
+// A scaled optimizer beside the one that steps averages nothing.
+void scaled_optimizer_does_not_step(c10d::ProcessGroup &pg, Net &model,
+                                    torch::optim::SGD &optimizer) {
+  torch::optim::SGD warmup(model->parameters(),
+                           torch::optim::SGDOptions(0.1 / pg.getSize()));
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step
+    // CHECK-MESSAGES: :[[@LINE+2]]:13: note: the optimizer steps with the summed gradients here
+  }
+  optimizer.step();
+  (void)warmup;
+}
+
+// A helper handed a scaled optimizer by one caller and a plain one by
+// another: the plain one steps with the sum.
+void sum_then_step_either(c10d::ProcessGroup &pg, Net &model,
+                          torch::optim::SGD &optimizer) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step
+    // CHECK-MESSAGES: :[[@LINE+2]]:13: note: the optimizer steps with the summed gradients here
+  }
+  optimizer.step();
+}
+
+void steps_scaled(c10d::ProcessGroup &pg, Net &model) {
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.1 / pg.getSize()));
+  sum_then_step_either(pg, model, optimizer);
+}
+
+void steps_plain(c10d::ProcessGroup &pg, Net &model,
+                 torch::optim::SGD &optimizer) {
+  sum_then_step_either(pg, model, optimizer);
+}
 
 // A wrapper reducing a bucket in a gradient hook and averaging it in the
 // method that waits for it (examples/src/ddp.h).
