@@ -93,17 +93,105 @@ UnsyncedGradientsCheck::stepKind(const GradientModel &Model, const CodeUnit &U,
   return Model.isStep(U, Step) ? StepKind::Update : StepKind::Helper;
 }
 
-void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
-  // Gradient hooks that sync make every backward() a sync.
-  if (Model.backwardSyncsThroughHooks())
+bool UnsyncedGradientsCheck::installsSyncingHooks(const GradientModel &Model,
+                                                  const CodeUnit &U) const {
+  for (const DeclContext *DC = GradientModel::memberOf(U); DC;
+       DC = DC->getParent())
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
+      if (Vocab.isWrapperClass(*RD) ||
+          (RD->getTemplateInstantiationPattern() &&
+           Vocab.isWrapperClass(*RD->getTemplateInstantiationPattern())))
+        return false;
+  auto Syncs = [&](const CodeUnit &Body) {
+    return llvm::any_of(Body.Calls, [&](const CallExpr *Call) {
+      return Model.isGradientSync(Body, *Call);
+    });
+  };
+  for (const CallExpr *Call : U.Calls) {
+    if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call))
+      if (llvm::any_of(Model.callableUnits(Callback),
+                       [&](const CodeUnit *Hook) { return Syncs(*Hook); }))
+        return true;
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD)
+      continue;
+    // `install_allreduce_hooks(model, pg)`, defined in another file.
+    if (!Model.unitOf(FD) && nameContainsAny(identifierName(FD), {"hook"}) &&
+        Model.isGradientSync(U, *Call))
+      return true;
+    // `AllreduceGradient::apply(x)`: a static member of a custom autograd
+    // function whose backward syncs.
+    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+    if (!MD || !MD->isStatic())
+      continue;
+    for (const auto &Other : Model.units()) {
+      const auto *Backward = dyn_cast<CXXMethodDecl>(Other->Function);
+      if (Backward && Vocabulary::isCustomFunctionBackward(*Backward) &&
+          (Backward->getParent() == MD->getParent() ||
+           Backward->getParent()->isDerivedFrom(MD->getParent())) &&
+          Syncs(*Other))
+        return true;
+    }
+  }
+  return false;
+}
+
+void UnsyncedGradientsCheck::findHookedUnits(const GradientModel &Model) {
+  Hooked.clear();
+  if (!Model.backwardSyncsThroughHooks())
     return;
+  // The call graph, with a lambda run by the unit it is written in and a
+  // constructor by the unit that builds the object.
+  llvm::DenseMap<const CodeUnit *, llvm::SmallVector<const CodeUnit *, 4>>
+      Callees, CallersOf;
+  auto Edge = [&](const CodeUnit *From, const CodeUnit *To) {
+    if (From && To) {
+      Callees[From].push_back(To);
+      CallersOf[To].push_back(From);
+    }
+  };
+  for (const auto &U : Model.units()) {
+    Edge(U->Enclosing, U.get());
+    for (const Stmt *S : U->Stmts)
+      if (const auto *Call = dyn_cast<CallExpr>(S))
+        Edge(U.get(), Model.calleeUnit(*Call));
+      else if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
+        Edge(U.get(), Model.unitOf(Construct->getConstructor()));
+  }
+  auto Closure = [](llvm::SmallVector<const CodeUnit *, 8> Work,
+                    auto &Graph) {
+    llvm::DenseSet<const CodeUnit *> Seen;
+    while (!Work.empty()) {
+      const CodeUnit *U = Work.pop_back_val();
+      if (Seen.insert(U).second)
+        for (const CodeUnit *Next : Graph.lookup(U))
+          Work.push_back(Next);
+    }
+    return Seen;
+  };
+  // The installers and every unit that calls one; then what they call.
+  llvm::SmallVector<const CodeUnit *, 8> Installers;
+  for (const auto &U : Model.units())
+    if (installsSyncingHooks(Model, *U))
+      Installers.push_back(U.get());
+  llvm::DenseSet<const CodeUnit *> Up = Closure(Installers, CallersOf);
+  Hooked = Closure(llvm::SmallVector<const CodeUnit *, 8>(Up.begin(), Up.end()),
+                   Callees);
+}
+
+void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
   LeavesUnsynced.clear();
   StepsUnsynced.clear();
   ReportedSyncs.clear();
+  // Gradient hooks that sync make backward() a sync where they were
+  // installed first.
+  findHookedUnits(Model);
 
   // Helpers, from their own events: one that runs backward() and returns the
   // gradients unsynced, one that steps on gradients it did not produce.
   for (const auto &U : Model.units()) {
+    if (Hooked.contains(U.get()))
+      continue;
     StepEvents E = events(Model, *U);
     if (unsyncedBackward(Model, *U, E, nullptr))
       LeavesUnsynced.insert(U.get());
@@ -116,7 +204,7 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
   }
 
   for (const auto &U : Model.units()) {
-    if (!U->Reported)
+    if (!U->Reported || Hooked.contains(U.get()))
       continue;
     StepEvents E = events(Model, *U);
     const Reachability &Flow = Model.flow(*U);

@@ -34,6 +34,18 @@ private:
   };
 
   void analyze(const GradientModel &Model) override;
+  /// Whether unit U installs gradient hooks that sync: a `register_hook` or
+  /// `add_post_hook` whose callback syncs, a call of a hook installer
+  /// defined elsewhere and handed the communicator, or an application of a
+  /// custom autograd function whose backward syncs. Hooks registered by a
+  /// data-parallel wrapper are armed by its forward instead (armsSync).
+  bool installsSyncingHooks(const GradientModel &Model,
+                            const CodeUnit &U) const;
+  /// Fills Hooked: the units that run where syncing hooks can be installed
+  /// first, that is those called (transitively) from a unit that installs
+  /// them, or from one of its callers. A hook installer nothing calls syncs
+  /// nothing.
+  void findHookedUnits(const GradientModel &Model);
   StepEvents events(const GradientModel &Model, const CodeUnit &U) const;
   /// A backward() of unit U (or a call of a helper running one) that can
   /// reach \p To (a step; the return when null) with no sync on the way and
@@ -75,6 +87,8 @@ private:
   /// units that step on gradients their caller produced.
   llvm::DenseSet<const CodeUnit *> LeavesUnsynced, StepsUnsynced;
   llvm::DenseSet<const CallExpr *> ReportedSyncs;
+  /// Units whose backward() runs syncing hooks (see findHookedUnits).
+  llvm::DenseSet<const CodeUnit *> Hooked;
 };
 
 } // namespace clang::tidy::ddp
