@@ -26,7 +26,10 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) final;
   void onStartOfTranslationUnit() final;
   void onEndOfTranslationUnit() final;
-  /// Also records the code the preprocessor skips (`#ifdef`-gated syncs).
+  /// Also records the code the preprocessor skips (an `#ifdef` branch this
+  /// configuration does not build), so that the model can tell it from
+  /// statements dropped by compile errors: skipped code runs nothing, and
+  /// counts neither as a sync nor as an average.
   void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
                            Preprocessor *ModuleExpanderPP) final;
 

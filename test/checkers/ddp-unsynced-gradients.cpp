@@ -1,8 +1,8 @@
 // Both entry points, the clang-tidy plugin and the driver, on the mock headers:
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-GATED -implicit-check-not='{{warning|error|note}}:'
 // RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags 2> %t.err \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-GATED -implicit-check-not='{{warning|error|note}}:'
 // RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
 //
 // A framework collective named in CollectiveFunctions, and a sync helper
@@ -10,13 +10,17 @@
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' \
 // RUN:   -config="{CheckOptions: {CollectiveFunctions: '::fw::Communicator::sum', GradientSyncFunctions: '*[Rr]educe*[Gg]rad*;*[Ss]ync*[Gg]rad*;*[Aa]verage*[Gg]rad*;*[Aa]vg*[Gg]rad*;exchange_updates'}}" \
 // RUN:   -- %mock_flags -DWITH_OPTIONS 2>/dev/null \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-GATED -implicit-check-not='{{warning|error|note}}:'
 //
 // Code clang cannot build (a call into a missing header) may be the sync;
 // the missing header leaves the analysis vacuous, so the exit code is 3:
 // RUN: %expect_exit 3 %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags -DWITH_BROKEN_CODE 2> %t.broken.err \
-// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-GATED -implicit-check-not='{{warning|error|note}}:'
 // RUN: FileCheck %s -check-prefix=CHECK-ERROR -implicit-check-not='error:' < %t.broken.err
+//
+// A sync in an #ifdef branch counts where the branch is built, and only there:
+// RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DUSE_GRADIENT_SYNC 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 //
 // test/integration runs this same file against the real LibTorch headers.
 
@@ -708,8 +712,9 @@ void framework_collective(c10d::ProcessGroup &pg, fw::Communicator &comm,
   optimizer.step();
 }
 
-// Compiled out in this configuration: the sync may be the one built in
-// production.
+// A sync in an #ifdef branch that this configuration does not build does not
+// run: the step is reported. The RUN line that defines USE_GRADIENT_SYNC
+// builds the sync, and the step is silent there.
 void gated_sync(c10d::ProcessGroup &pg, Net &model,
                 torch::optim::SGD &optimizer, Batch &batch) {
   auto loss = F::mse_loss(model->forward(batch.data), batch.target);
@@ -718,6 +723,8 @@ void gated_sync(c10d::ProcessGroup &pg, Net &model,
   average_parameters_grads(pg, model);
 #endif
   optimizer.step();
+  // CHECK-GATED: :[[@LINE-1]]:13: warning: the optimizer steps with gradients no rank shares
+  // CHECK-GATED: :[[@LINE-6]]:8: note: gradients computed by backward() here
 }
 
 #ifdef WITH_BROKEN_CODE
