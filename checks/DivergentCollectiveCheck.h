@@ -15,6 +15,7 @@
 
 #include "DdpCheck.h"
 #include "utils/Divergence.h"
+#include "utils/DivergentSites.h"
 
 #include <memory>
 
@@ -28,7 +29,14 @@ public:
   void onEndOfTranslationUnit() override { Analysis.reset(); }
 
 private:
+  /// Collects the function's collectives, decides which of them only some
+  /// ranks issue (utils/DivergentSites) and reports those.
   void checkFunction(const FunctionDecl &Function);
+  void report(const DivergentSites::Finding &F, const DivergentSites &Sites);
+  /// The condition, the early exit, where the condition's divergence comes
+  /// from, and where a helper issues the collective.
+  void reportNotes(const DivergentSites::Finding &F,
+                   const DivergentSites &Sites);
 
   /// Helper summaries live as long as the translation unit.
   std::unique_ptr<DivergenceAnalysis> Analysis;
