@@ -40,6 +40,7 @@ constexpr llvm::StringLiteral DefaultOptimizerTypes =
 constexpr llvm::StringLiteral DefaultGradientSyncFunctions =
     "*[Rr]educe*[Gg]rad*;*[Ss]ync*[Gg]rad*;*[Aa]verage*[Gg]rad*;"
     "*[Aa]vg*[Gg]rad*";
+constexpr llvm::StringLiteral DefaultDistributedInitFunctions = "MPI_Init*";
 
 std::optional<CollectiveKind> parseKind(llvm::StringRef Name) {
   return llvm::StringSwitch<std::optional<CollectiveKind>>(Name.lower())
@@ -194,7 +195,9 @@ Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
       GradientSyncFunctions(Options.getLocalOrGlobal(
           "GradientSyncFunctions", DefaultGradientSyncFunctions)),
       ShufflingSamplers(Options.getLocalOrGlobal("ShufflingSamplers",
-                                                 DefaultShufflingSamplers)) {
+                                                 DefaultShufflingSamplers)),
+      DistributedInitFunctions(Options.getLocalOrGlobal(
+          "DistributedInitFunctions", DefaultDistributedInitFunctions)) {
   // `name[=kind]`: kind defaults to allreduce (a framework's `sum`).
   for (llvm::StringRef Entry : splitList(CollectiveFunctionsSpec)) {
     auto [Name, KindName] = Entry.split('=');
@@ -225,6 +228,8 @@ void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
   Options.store(Opts, "OptimizerTypes", OptimizerTypes.spec());
   Options.store(Opts, "GradientSyncFunctions", GradientSyncFunctions.spec());
   Options.store(Opts, "ShufflingSamplers", ShufflingSamplers.spec());
+  Options.store(Opts, "DistributedInitFunctions",
+                DistributedInitFunctions.spec());
 }
 
 //===----------------------------------------------------------------------===//

@@ -178,6 +178,8 @@ public:
   /// A class named in `OptimizerTypes` (by default torch::optim::Optimizer)
   /// or derived from one.
   bool isOptimizerClass(const CXXRecordDecl &RD) const;
+  /// `opt.parameters()`, `opt.params()` on an optimizer: what it updates.
+  bool isOptimizerParameterList(const CXXMemberCallExpr &Call) const;
   /// `optimizer.step()` / `optimizer->step(closure)` on an optimizer.
   bool isOptimizerStep(const CallExpr &Call) const;
   /// The closure handed to an optimizer step (`step([&] { ...; return loss;
@@ -235,6 +237,9 @@ public:
   /// variable, a rank-named variable, field or function, or a local
   /// initialised from one of those.
   bool mentionsRank(const Stmt *S) const;
+  /// The same test on one statement, its children left out: a rank query,
+  /// a rank environment variable, a rank-named variable, field or function.
+  bool namesRank(const Stmt &S) const;
 
   // --- World-size sources -----------------------------------------------
   /// A call whose value is the world size (`pg->getSize()`, `comm.size()`,
@@ -244,6 +249,81 @@ public:
   /// For world-size queries that write through a pointer
   /// (`MPI_Comm_size(c, &size)`), the argument written; null otherwise.
   const Expr *worldSizeOutputArgument(const CallExpr &Call) const;
+  /// A name programs give the number of ranks: `world`, `world_size`,
+  /// `kWorldSize`, `ws`, `num_ranks`, `nprocs`, `num_gpus`, ... (not
+  /// `world_rank`).
+  static bool isWorldSizeName(llvm::StringRef Name);
+  /// A method name that asks a communicator for its size: `size`,
+  /// `getSize`, `get_size`, `nranks`, `num_ranks`.
+  static bool isSizeMethodName(llvm::StringRef Name);
+
+  // --- Distributed context (VocabularyDistributed.cpp) -------------------
+  /// A type only a distributed program holds: a communicator, a
+  /// data-parallel wrapper, a distributed sampler or a data loader over one
+  /// (also behind handles).
+  bool isDistributedType(QualType T) const;
+  /// A function that starts the distributed runtime
+  /// (`DistributedInitFunctions`, by default `MPI_Init*`).
+  bool isDistributedRuntimeInit(const FunctionDecl &FD) const;
+  /// Whether \p S on its own (its children left out) shows that the code
+  /// around it runs in a distributed program: a declaration or use of a
+  /// distributed type, a collective, a rank or world-size query, a name that
+  /// holds the rank, a call that starts the runtime or of a
+  /// `GradientSyncFunctions` entry.
+  bool showsDistributed(const Stmt &S) const;
+  /// Whether a function shows that it runs in a distributed program: a
+  /// parameter, or a field of \p Class (its class), of a distributed type,
+  /// or one of \p Stmts (its statements) that showsDistributed. Callers and
+  /// enclosing functions are not looked at.
+  bool isDistributedFunction(const FunctionDecl &FD, const CXXRecordDecl *Class,
+                             llvm::ArrayRef<const Stmt *> Stmts) const;
+  /// The same over every statement of \p FD's body, its lambdas included.
+  bool isDistributedFunction(const FunctionDecl &FD) const;
+
+  // --- How library calls move data (VocabularyDataFlow.cpp) --------------
+  /// A tensor or container method whose result is (a view, copy or pointer
+  /// of) the object's data: `view`, `clone`, `to`, `data_ptr`, `div`,
+  /// `front`, ... Reductions (`norm`, `sum`, `pow`) are not: a gradient's
+  /// norm is no gradient.
+  static bool keepsObjectData(llvm::StringRef Method);
+  /// A tensor method whose result shares the object's storage: what is
+  /// written into the result lands in the object
+  /// (`bucket.narrow(0, off, n).copy_(g)`).
+  static bool sharesObjectStorage(llvm::StringRef Method);
+  /// A tensor method that makes new storage from its object: `clone()`.
+  static bool isTensorCopyMethod(llvm::StringRef Method);
+  /// A free function whose result is new storage holding copies of its
+  /// tensor arguments' data: `torch::cat`, `torch::stack`
+  /// (`flatten_dense_tensors` is not: it returns a view of a single tensor).
+  static bool copiesIntoNewTensor(llvm::StringRef Function);
+  /// A free function whose result holds its arguments' data:
+  /// copiesIntoNewTensor, `flatten_dense_tensors`, `div`, `std::ref`,
+  /// `boost::mpi::inplace`, ...
+  static bool combinesArgumentData(llvm::StringRef Function);
+  /// A container or tensor method that stores its arguments' data into the
+  /// object: `push_back`, `insert`, `copy_`, `index_put_`, ...
+  static bool storesIntoObject(llvm::StringRef Method);
+  /// A tensor method that updates its object in place from its arguments:
+  /// `add_`, `sub_`, `addcdiv_`, `addcmul_`, `copy_`, `set_`.
+  static bool updatesInPlace(llvm::StringRef Method);
+  /// A type a collective moves data through: a pointer, a tensor, a
+  /// `std::vector`, a `c10::ArrayRef`, `boost::mpi::inplace_t`.
+  static bool isCollectiveBufferType(QualType T);
+  /// A raw copy of data: `memcpy(dst, src, n)`, `memmove`,
+  /// `std::copy(first, last, out)`, `std::copy_n(first, n, out)`.
+  struct RawCopy {
+    const Expr *Destination;
+    const Expr *Source;
+  };
+  static std::optional<RawCopy> rawDataCopy(const CallExpr &Call);
+  /// `torch::autograd::grad`: returns the gradients it computes.
+  static bool returnsGradients(const FunctionDecl &FD);
+  /// A function of LibTorch, the standard library or boost (never a
+  /// hand-written gradient sync).
+  static bool isLibraryFunction(const FunctionDecl &FD);
+  /// A plain number: arithmetic, an enumeration, or the `c10::Scalar` that
+  /// `item()` reads a tensor down to.
+  static bool isNumberType(QualType T);
 
   // --- Gradient sync helpers --------------------------------------------
   /// A function named in `GradientSyncFunctions`: it synchronises the
@@ -311,6 +391,12 @@ public:
   /// `StatelessDataLoader<D, S>` (also through `std::unique_ptr`,
   /// references and pointers); null for other types.
   static const CXXRecordDecl *samplerOfLoaderType(QualType T);
+  /// `loader->begin()`: a call that starts a pass over its object (when the
+  /// object is a loader).
+  static bool startsLoaderPass(const CXXMemberCallExpr &Call);
+  /// On a distributed sampler, `set_epoch(e)` (true) or `reset()` (false);
+  /// nullopt for other calls.
+  static std::optional<bool> samplerEpochCall(const CXXMemberCallExpr &Call);
 
   // --- Pending work and coalescing --------------------------------------
   /// Brackets that fuse the collectives issued between them into one:
@@ -424,6 +510,7 @@ private:
   NameList OptimizerTypes;
   NameList GradientSyncFunctions;
   NameList ShufflingSamplers;
+  NameList DistributedInitFunctions;
 };
 
 // --- Small AST helpers shared by the checks ------------------------------

@@ -95,4 +95,17 @@ const CXXRecordDecl *Vocabulary::samplerOfLoaderType(QualType T) {
   return Loader ? templateArgumentRecord(*Loader, 1) : nullptr;
 }
 
+bool Vocabulary::startsLoaderPass(const CXXMemberCallExpr &Call) {
+  return identifierName(Call.getMethodDecl()) == "begin";
+}
+
+std::optional<bool> Vocabulary::samplerEpochCall(const CXXMemberCallExpr &Call) {
+  const CXXMethodDecl *MD = Call.getMethodDecl();
+  llvm::StringRef Name = identifierName(MD);
+  if ((Name != "set_epoch" && Name != "reset") ||
+      !isDistributedSampler(*MD->getParent()))
+    return std::nullopt;
+  return Name == "set_epoch";
+}
+
 } // namespace clang::tidy::ddp

@@ -11,6 +11,7 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::ddp {
 
@@ -135,6 +136,29 @@ const Expr *Vocabulary::worldSizeOutputArgument(const CallExpr &Call) const {
   return queriedOutputArgument(WorldSizeFunctions, Call);
 }
 
+bool Vocabulary::isWorldSizeName(llvm::StringRef Name) {
+  std::string Lower = Name.lower();
+  llvm::StringRef N(Lower);
+  N.consume_front("m_");
+  N = N.trim('_');
+  if (llvm::StringSwitch<bool>(N)
+          .Cases("ws", "nranks", "n_ranks", "num_ranks", "numranks", true)
+          .Cases("nproc", "nprocs", "n_procs", "num_procs", "numprocs", true)
+          .Cases("num_processes", "nprocesses", "comm_size", "commsize", true)
+          .Cases("num_replicas", "numreplicas", "replicas", true)
+          .Cases("ngpus", "n_gpus", "num_gpus", "numgpus", true)
+          .Default(false))
+    return true;
+  // world, world_size, kWorldSize; not world_rank.
+  return N.contains("world") && !N.contains("rank");
+}
+
+bool Vocabulary::isSizeMethodName(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name.lower())
+      .Cases("size", "getsize", "get_size", "nranks", "num_ranks", true)
+      .Default(false);
+}
+
 bool Vocabulary::isRankName(const NamedDecl &D) const {
   if (!D.getDeclName().isIdentifier())
     return false;
@@ -163,7 +187,12 @@ bool Vocabulary::isRankName(const NamedDecl &D) const {
       Last != "worldrank" && Last != "globalrank")
     return false;
   // Another process's rank, or a count: `root_rank`, `src_rank`,
-  // `num_rank`, `master_rank`, `samples_per_rank`.
+  // `num_rank`, `master_rank`, `samples_per_rank`. These hold the same value
+  // on every rank, so a condition on them alone takes the same branch
+  // everywhere: a broadcast's root (`broadcast(t, root_rank)`) must be the
+  // same on every rank for the collective to match at all, and a count of
+  // ranks is the world's. Only a comparison with this process's own rank
+  // (`rank == root_rank`) tells the ranks apart, and `rank` says so.
   static constexpr llvm::StringLiteral Others[] = {
       "root",  "src",   "source", "dst",    "dest",   "destination",
       "target", "peer", "num",    "n",      "max",    "min",
@@ -189,29 +218,31 @@ bool Vocabulary::readsRankEnvironment(const CallExpr &Call) const {
   return false;
 }
 
+bool Vocabulary::namesRank(const Stmt &S) const {
+  if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+    if (returnsRank(*Call) || readsRankEnvironment(*Call))
+      return true;
+    const FunctionDecl *FD = Call->getDirectCallee();
+    return FD && isRankName(*FD);
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(&S))
+    return isRankName(*DRE->getDecl());
+  if (const auto *ME = dyn_cast<MemberExpr>(&S))
+    return isRankName(*ME->getMemberDecl());
+  return false;
+}
+
 bool Vocabulary::mentionsRank(const Stmt *S) const {
   if (!S)
     return false;
-  if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    if (returnsRank(*Call) || readsRankEnvironment(*Call))
-      return true;
-    if (const FunctionDecl *FD = Call->getDirectCallee())
-      if (isRankName(*FD))
-        return true;
-  }
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
-    const ValueDecl *D = DRE->getDecl();
-    if (isRankName(*D))
-      return true;
-    // One step through a local: `const bool leader = pg->getRank() == 0;`
-    if (const auto *V = dyn_cast<VarDecl>(D))
+  if (namesRank(*S))
+    return true;
+  // One step through a local: `const bool leader = pg->getRank() == 0;`
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
       if (V->isLocalVarDecl() && V->getInit() && V->getInit() != S &&
           mentionsRank(V->getInit()))
         return true;
-  }
-  if (const auto *ME = dyn_cast<MemberExpr>(S))
-    if (isRankName(*ME->getMemberDecl()))
-      return true;
   for (const Stmt *Child : S->children())
     if (mentionsRank(Child))
       return true;

@@ -113,6 +113,13 @@ bool Vocabulary::isOptimizerClass(const CXXRecordDecl &RD) const {
   return matchesSelfOrBase(OptimizerTypes, RD);
 }
 
+bool Vocabulary::isOptimizerParameterList(const CXXMemberCallExpr &Call) const {
+  const CXXMethodDecl *MD = Call.getMethodDecl();
+  llvm::StringRef Name = identifierName(MD);
+  return (Name == "parameters" || Name == "params") &&
+         isOptimizerClass(*MD->getParent());
+}
+
 bool Vocabulary::isOptimizerStep(const CallExpr &Call) const {
   // `opt_.step()` on an optimizer whose class is a template parameter: the
   // object's name says it is one.

@@ -21,10 +21,12 @@ namespace {
 class VocabularyProbeCheck : public ClangTidyCheck {
 public:
   VocabularyProbeCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context), Vocab(Options) {}
+      : ClangTidyCheck(Name, Context), Vocab(Options),
+        DistributedFunctions(Options.get("DistributedFunctions", false)) {}
 
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
     Vocab.storeOptions(Options, Opts);
+    Options.store(Opts, "DistributedFunctions", DistributedFunctions);
   }
 
   void registerMatchers(MatchFinder *Finder) override {
@@ -40,6 +42,14 @@ public:
     Finder->addMatcher(
         cxxRecordDecl(isExpansionInMainFile(), isDefinition()).bind("record"),
         this);
+    Finder->addMatcher(ifStmt(isExpansionInMainFile()).bind("if"), this);
+    // Every function is distributed or not: reported on request only, so
+    // that the other probe tests need not list their functions.
+    if (DistributedFunctions)
+      Finder->addMatcher(functionDecl(isExpansionInMainFile(), isDefinition(),
+                                      unless(isImplicit()))
+                             .bind("function"),
+                         this);
   }
 
   void check(const MatchFinder::MatchResult &Result) override {
@@ -56,6 +66,12 @@ public:
         diag(Member->getMemberLoc(), "inner module access");
     if (const auto *Record = Result.Nodes.getNodeAs<CXXRecordDecl>("record"))
       probeRecord(*Record);
+    if (const auto *If = Result.Nodes.getNodeAs<IfStmt>("if"))
+      if (Vocab.mentionsRank(If->getCond()))
+        diag(If->getCond()->getBeginLoc(), "condition differs between ranks");
+    if (const auto *FD = Result.Nodes.getNodeAs<FunctionDecl>("function"))
+      if (Vocab.isDistributedFunction(*FD))
+        diag(FD->getLocation(), "%0 runs in a distributed program") << FD;
   }
 
 private:
@@ -204,6 +220,7 @@ private:
   }
 
   const Vocabulary Vocab;
+  const bool DistributedFunctions;
   ASTContext *Context = nullptr;
 };
 
