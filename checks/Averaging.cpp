@@ -18,25 +18,6 @@ constexpr unsigned MaxExprDepth = 12;
 // parameter.
 constexpr unsigned MaxCallerDepth = 3;
 
-/// Names programs give the number of ranks: `world`, `world_size`,
-/// `kWorldSize`, `ws`, `num_ranks`, `nprocs`, `num_gpus`, ...
-bool isWorldSizeName(llvm::StringRef Name) {
-  std::string Lower = Name.lower();
-  llvm::StringRef N(Lower);
-  N.consume_front("m_");
-  N = N.trim('_');
-  if (llvm::StringSwitch<bool>(N)
-          .Cases("ws", "nranks", "n_ranks", "num_ranks", "numranks", true)
-          .Cases("nproc", "nprocs", "n_procs", "num_procs", "numprocs", true)
-          .Cases("num_processes", "nprocesses", "comm_size", "commsize", true)
-          .Cases("num_replicas", "numreplicas", "replicas", true)
-          .Cases("ngpus", "n_gpus", "num_gpus", "numgpus", true)
-          .Default(false))
-    return true;
-  // world, world_size, kWorldSize; not world_rank.
-  return N.contains("world") && !N.contains("rank");
-}
-
 /// Sees through parentheses, casts and conversions: a world size handed to
 /// `div_` arrives as a `c10::Scalar` built from it.
 const Expr *strip(const Expr *E) {
@@ -95,12 +76,12 @@ bool Averaging::isWorldSize(const Expr *E) const {
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return WorldSizeDecls.contains(DRE->getDecl()) ||
              (!isa<FunctionDecl>(DRE->getDecl()) &&
-              isWorldSizeName(identifierName(DRE->getDecl()))) ||
+              Vocabulary::isWorldSizeName(identifierName(DRE->getDecl()))) ||
              isReducedCount(E);
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return isa<FieldDecl>(ME->getMemberDecl()) &&
              (WorldSizeDecls.contains(ME->getMemberDecl()) ||
-              isWorldSizeName(identifierName(ME->getMemberDecl())));
+              Vocabulary::isWorldSizeName(identifierName(ME->getMemberDecl())));
     if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
       // world * accumulation_steps: averaging over ranks and micro-batches.
       if (Binary->getOpcode() != BO_Mul)
@@ -121,14 +102,12 @@ bool Averaging::isWorldSize(const Expr *E) const {
       if (WorldSizeDecls.contains(Callee->Function))
         return true;
     llvm::StringRef Name = identifierName(FD);
-    if (isWorldSizeName(Name))
+    if (Vocabulary::isWorldSizeName(Name))
       return true; // get_world_size(), ctx.world_size()
     // A framework communicator's size: `comm.size()`, `group->getSize()`.
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
         MD && GradientModel::looksLikeCommunicator(MD->getParent()) &&
-        llvm::StringSwitch<bool>(Name.lower())
-            .Cases("size", "getsize", "get_size", "nranks", "num_ranks", true)
-            .Default(false))
+        Vocabulary::isSizeMethodName(Name))
       return true;
     // torch::tensor(ws), std::max(ws, 1), static_cast through a helper.
     if (Name == "tensor" || Name == "scalar_tensor" || Name == "full" ||

@@ -21,8 +21,11 @@
 //   inherited by lambdas and by functions called from such a unit;
 // - the call graph, and one CFG per unit (built on demand).
 //
-// GradientModel.cpp builds the units and answers the questions;
-// GradientRoles.cpp computes the roles and finds the discarded copies.
+// The model is made of parts with one job each: the units and their calls
+// (CodeUnits.h), the distributed context (DistributedContext.h), the code
+// the AST does not show (HiddenCode.h). GradientModel.cpp answers the sync
+// questions, GradientRoles.cpp computes the roles, GradientCopies.cpp finds
+// the copies made for a collective alone and whether a value is kept.
 //
 // docs/checks/ddp-unsynced-gradients.md, docs/checks/ddp-unaveraged-allreduce.md
 //
@@ -31,6 +34,9 @@
 #ifndef DDPLINT_CHECKS_GRADIENTMODEL_H
 #define DDPLINT_CHECKS_GRADIENTMODEL_H
 
+#include "CodeUnits.h"
+#include "DistributedContext.h"
+#include "HiddenCode.h"
 #include "Vocabulary.h"
 #include "utils/Reachability.h"
 
@@ -53,36 +59,6 @@ enum TensorRole : unsigned {
   ParameterRole = 2, // parameters, or their data
 };
 
-/// One body of code: a function definition or a lambda's body.
-struct CodeUnit {
-  const FunctionDecl *Function = nullptr; // a lambda's call operator for lambdas
-  const Stmt *Body = nullptr;
-  const CodeUnit *Enclosing = nullptr; // the unit a lambda is written in
-  /// False for a template pattern whose instantiations are analysed instead.
-  bool Reported = true;
-  /// Every statement of the body, nested lambdas' bodies excluded.
-  std::vector<const Stmt *> Stmts;
-  std::vector<const CallExpr *> Calls;
-  /// The parent of each statement in Stmts (the body has none).
-  llvm::DenseMap<const Stmt *, const Stmt *> Parent;
-  /// Roles of this unit's local variables and parameters.
-  llvm::DenseMap<const ValueDecl *, unsigned> Roles;
-  /// The outermost expressions clang could not build (a call into a missing
-  /// header): they may do anything, a sync or an average included.
-  std::vector<const Stmt *> Broken;
-
-  /// Whether \p Inner is \p Outer or lies inside it.
-  bool contains(const Stmt *Outer, const Stmt *Inner) const;
-  /// The innermost statement holding both \p A and \p B (the body at most).
-  const Stmt *commonAncestor(const Stmt *A, const Stmt *B) const;
-};
-
-/// A call of a unit from another.
-struct CallSite {
-  const CodeUnit *Caller;
-  const CallExpr *Call;
-};
-
 class GradientModel {
 public:
   /// \p Skipped: the source ranges the preprocessor skipped (`#ifdef`-gated
@@ -91,27 +67,35 @@ public:
                 std::vector<SourceRange> Skipped = {});
 
   /// Adds a function definition (and the lambdas in it) to the model.
-  void addFunction(const FunctionDecl &FD);
+  void addFunction(const FunctionDecl &FD) { Graph.addFunction(FD); }
   /// Computes roles, syncs, hooks and contexts; call once, after every
   /// addFunction.
   void build();
 
-  const std::vector<std::unique_ptr<CodeUnit>> &units() const { return Units; }
+  const std::vector<std::unique_ptr<CodeUnit>> &units() const {
+    return Graph.units();
+  }
   ASTContext &context() const { return Context; }
   const Vocabulary &vocabulary() const { return Vocab; }
 
-  /// The unit of a function's (or its template pattern's) definition.
-  const CodeUnit *unitOf(const FunctionDecl *FD) const;
-  const CodeUnit *unitOf(const LambdaExpr *Lambda) const;
-  /// The unit a call runs, when its body is in this translation unit.
-  const CodeUnit *calleeUnit(const CallExpr &Call) const;
-  llvm::ArrayRef<CallSite> callers(const CodeUnit &U) const;
-  /// The units a callable expression denotes: a lambda (also through a local
-  /// variable), a hook object's `operator()` (`std::make_unique<Hook>(...)`,
-  /// `new Hook`), a function.
-  llvm::SmallVector<const CodeUnit *, 2> callableUnits(const Expr *Callable) const;
-  /// The CFG of a unit.
-  const Reachability &flow(const CodeUnit &U) const;
+  /// The units and their calls (see CodeUnitGraph for each query).
+  const CodeUnitGraph &graph() const { return Graph; }
+  const CodeUnit *unitOf(const FunctionDecl *FD) const {
+    return Graph.unitOf(FD);
+  }
+  const CodeUnit *unitOf(const LambdaExpr *Lambda) const {
+    return Graph.unitOf(Lambda);
+  }
+  const CodeUnit *calleeUnit(const CallExpr &Call) const {
+    return Graph.calleeUnit(Call);
+  }
+  llvm::ArrayRef<CallSite> callers(const CodeUnit &U) const {
+    return Graph.callers(U);
+  }
+  llvm::SmallVector<const CodeUnit *, 2> callableUnits(const Expr *Callable) const {
+    return Graph.callableUnits(Callable);
+  }
+  const Reachability &flow(const CodeUnit &U) const { return Graph.flow(U); }
   /// The outermost statement around \p S (S itself at least) that contains
   /// none of \p Barriers and is not entered on a rank-dependent condition:
   /// what runs S as far as every rank is concerned. A gradient average in a
@@ -175,10 +159,12 @@ public:
   /// functions, sync gradients during backward().
   bool backwardSyncsThroughHooks() const { return HookSyncs; }
   /// Whether a unit runs in a distributed program.
-  bool isDistributed(const CodeUnit &U) const { return Distributed.contains(&U); }
-  /// The class a unit's function is a member of (for lambdas, of the
-  /// function they are written in), or null.
-  static const CXXRecordDecl *memberOf(const CodeUnit &U);
+  bool isDistributed(const CodeUnit &U) const {
+    return Distributed.isDistributed(U);
+  }
+  static const CXXRecordDecl *memberOf(const CodeUnit &U) {
+    return CodeUnitGraph::memberOf(U);
+  }
   /// A class named like a framework's communicator (`Communicator`,
   /// `ProcessGroupWrapper`, `DistContext`, `MpiWorld`, ...).
   static bool looksLikeCommunicator(const CXXRecordDecl *RD);
@@ -194,18 +180,28 @@ public:
   /// count.
   bool hidesCode(const CodeUnit &U,
                  llvm::function_ref<bool(llvm::StringRef)> Matches,
-                 const Stmt *Within = nullptr) const;
+                 const Stmt *Within = nullptr) const {
+    return Hidden.hides(U, Matches, Within);
+  }
 
   /// A name that says it syncs: reduce, sum, avg, average, mean, sync,
   /// gather, exchange, aggregate, broadcast, bcast.
   static bool looksLikeSync(llvm::StringRef Name);
-  /// The arguments of a call of a unit, with the parameters they bind
-  /// (an operator call's object excluded).
   static llvm::SmallVector<std::pair<const ParmVarDecl *, const Expr *>, 4>
-  boundArguments(const CallExpr &Call, const CodeUnit &Callee);
+  boundArguments(const CallExpr &Call, const CodeUnit &Callee) {
+    return CodeUnitGraph::boundArguments(Call, Callee);
+  }
 
 private:
   bool valueKept(const CodeUnit &U, const Expr *E, unsigned Depth) const;
+  /// What becomes of a value of \p E's when \p P holds it (valueKept).
+  enum class Keeping { Kept, Dropped, Continue };
+  Keeping keptThroughParent(const CodeUnit &U, const Expr *E,
+                            const Stmt *Current, const Stmt *P,
+                            unsigned Depth) const;
+  /// Whether a use of the variable \p Decl declares from \p E keeps it.
+  bool keptThroughDeclaration(const CodeUnit &U, const Expr *E,
+                              const DeclStmt &Decl, unsigned Depth) const;
   /// Whether \p Buffer, an argument of \p Collective, is a copy made for
   /// it alone (see gradientBuffers).
   bool isDiscardedCopy(const CodeUnit &U, const CallExpr &Collective,
@@ -220,15 +216,24 @@ private:
   llvm::SmallVector<const Expr *, 4>
   keptCopyUses(const CodeUnit &U, const CallExpr &Collective,
                const Expr *Buffer) const;
-  /// Whether a condition can differ between ranks: it reads the rank
-  /// (a rank query, a variable named like one, `is_main()`).
-  bool isRankDependent(const Expr *Condition) const;
-  /// Container and tensor methods that store their arguments' data into the
-  /// object (`push_back`, `copy_`, ...).
-  static bool storesIntoObject(llvm::StringRef Method);
-  void collect(CodeUnit &U, const Stmt *S, const Stmt *Parent);
+  /// The condition under which \p P runs its child, if P branches.
+  static const Expr *branchCondition(const Stmt *P);
+  /// The role of an expression that combines its operands' data, or
+  /// nullopt when E is not one (role()'s phases).
+  std::optional<unsigned> combinedRole(const CodeUnit &U, const Expr *E) const;
+  /// The role of a call's result, or the expression whose role it has
+  /// (in Next), or NoRole.
+  unsigned callRole(const CodeUnit &U, const CallExpr &Call,
+                    const Expr *&Next) const;
+  /// The expression \p E passes its role on from unchanged (casts,
+  /// temporaries, `*p`, `a = b`), or null.
+  static const Expr *roleCarrier(const Expr *E);
   void seedRoles();
   bool propagateRoles(CodeUnit &U);
+  /// The roles a statement of U stores (propagateRoles' phases): a
+  /// declaration, a range-for, an assignment, a return; a call.
+  void propagateStatement(CodeUnit &U, const Stmt *S, bool &Changed);
+  void propagateCall(CodeUnit &U, const CallExpr &Call, bool &Changed);
   bool orRole(llvm::DenseMap<const ValueDecl *, unsigned> &Map,
               const ValueDecl *D, unsigned Bits);
   /// Stores \p Bits into what \p Target is rooted in, and into the tensor
@@ -247,24 +252,12 @@ private:
   void findSyncingUnits();
   void findHooks();
   bool needsExplicitSync(const CXXRecordDecl &Wrapper) const;
-  void findDistributedUnits();
-  bool hasDistributedClue(const CodeUnit &U) const;
 
   const Vocabulary &Vocab;
   ASTContext &Context;
-  std::vector<SourceRange> Skipped;
-  /// Where the AST names something (a declaration reference, a member, an
-  /// operator), as spelled: tokens found elsewhere were dropped.
-  mutable llvm::DenseSet<SourceLocation> Spelled;
-  /// The units of the methods overriding a virtual method (canonical).
-  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<const CodeUnit *, 2>>
-      Overriders;
-
-  std::vector<std::unique_ptr<CodeUnit>> Units;
-  llvm::DenseMap<const FunctionDecl *, CodeUnit *> ByFunction;
-  llvm::DenseMap<const LambdaExpr *, CodeUnit *> ByLambda;
-  llvm::DenseMap<const CodeUnit *, llvm::SmallVector<CallSite, 2>> Callers;
-  mutable llvm::DenseMap<const CodeUnit *, std::unique_ptr<Reachability>> Flows;
+  CodeUnitGraph Graph;
+  HiddenCode Hidden;
+  DistributedContext Distributed;
 
   llvm::DenseMap<const ValueDecl *, unsigned> FieldRoles;
   llvm::DenseMap<const ValueDecl *, unsigned> ParamRoles;
@@ -274,7 +267,6 @@ private:
   llvm::DenseSet<const ValueDecl *> GradientWork;
   llvm::DenseSet<const CodeUnit *> Syncing;
   llvm::DenseSet<const CodeUnit *> ParameterSyncing;
-  llvm::DenseSet<const CodeUnit *> Distributed;
   bool HookSyncs = false;
   mutable llvm::DenseMap<const CXXRecordDecl *, bool> ExplicitSync;
 };
