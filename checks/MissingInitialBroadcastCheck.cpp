@@ -227,6 +227,17 @@ bool MissingInitialBroadcastCheck::issuesBroadcast(const Stmt &S,
   return false;
 }
 
+struct MissingInitialBroadcastCheck::ModelEvents {
+  std::vector<const CallExpr *> Steps;
+  std::vector<const CallExpr *> Seeds;
+  /// What gives every replica the same start after construction.
+  std::vector<const Stmt *> Starts;
+  /// A broadcast in a loop over the model's parameters that skips some.
+  const CallExpr *PartialBroadcast = nullptr;
+  /// A seed before the model that differs between ranks.
+  const CallExpr *RankSeed = nullptr;
+};
+
 void MissingInitialBroadcastCheck::check(
     const MatchFinder::MatchResult &Result) {
   const auto *Model = Result.Nodes.getNodeAs<VarDecl>(ModelId);
@@ -242,29 +253,28 @@ void MissingInitialBroadcastCheck::check(
   if (Life.isWrapped(Model) || Vocab.wrapperClassOfHandle(Model->getType()))
     return;
   const Reachability &Flow = Life.flow();
+  ModelEvents Events;
+  collectEvents(*Model, *Decl, *Body, Flow, Context, Events);
+  // Hand-synced, distributed training of this model: steps and ranks.
+  if (Events.Steps.empty() || !Vocab.isDistributedFunction(*Function))
+    return;
+  if (seededAlike(*Decl, Flow, Events))
+    return;
+  for (const CallExpr *Step : Events.Steps)
+    if (Flow.reachable(Decl, Step, Events.Starts)) {
+      report(*Model, *Step, Events);
+      return;
+    }
+}
 
-  std::vector<const CallExpr *> Steps, Seeds;
-  std::vector<const Stmt *> Starts;
-  // Distributed: the rank is mentioned, a collective issued, or a
-  // communicator handed in or built here.
-  bool Distributed =
-      Vocab.mentionsRank(Body) ||
-      llvm::any_of(Function->parameters(), [](const ParmVarDecl *P) {
-        return Vocabulary::isCommunicatorType(P->getType());
-      }) ||
-      llvm::any_of(match(findAll(declStmt().bind("s")), *Body, Context),
-                   [](const BoundNodes &N) {
-                     return llvm::any_of(
-                         N.getNodeAs<DeclStmt>("s")->decls(), [](const clang::Decl *D) {
-                           const auto *V = dyn_cast<VarDecl>(D);
-                           return V && Vocabulary::isCommunicatorType(V->getType());
-                         });
-                   });
+void MissingInitialBroadcastCheck::collectEvents(
+    const VarDecl &Model, const DeclStmt &Decl, const Stmt &Body,
+    const Reachability &Flow, ASTContext &Context, ModelEvents &Events) const {
   // A call into this translation unit that steps an optimizer counts as a
   // step when it is handed the model, or something built from it (its
   // optimizer, a training-loop object): `loop.run_epoch(loader)`.
   llvm::SmallPtrSet<const ValueDecl *, 8> Related =
-      builtFrom(*Model, *Body, Context);
+      builtFrom(Model, Body, Context);
   auto HandedTheModel = [&](const CallExpr &C) {
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&C))
       if (Related.contains(handleDecl(Member->getImplicitObjectArgument())))
@@ -273,92 +283,94 @@ void MissingInitialBroadcastCheck::check(
       return Related.contains(handleDecl(Arg));
     });
   };
-  // A broadcast in a loop over the model's parameters that skips some.
-  const CallExpr *PartialBroadcast = nullptr;
-  for (const BoundNodes &N : match(findAll(callExpr().bind("c")), *Body, Context)) {
+  for (const BoundNodes &N : match(findAll(callExpr().bind("c")), Body, Context)) {
     const auto *C = N.getNodeAs<CallExpr>("c");
     bool Broadcasts = issuesBroadcast(*C, Context, 0);
-    if (Vocab.isOptimizerStep(*C) && Flow.reachable(Decl, C))
-      Steps.push_back(C);
+    if (Vocab.isOptimizerStep(*C) && Flow.reachable(&Decl, C))
+      Events.Steps.push_back(C);
     else if (Vocabulary::seedArgument(*C))
-      Seeds.push_back(C);
-    else if (Vocab.classifyCollective(*C))
-      Distributed = true;
-    else if (!Broadcasts && HandedTheModel(*C) && stepsInside(*C, Context, 0) &&
-             Flow.reachable(Decl, C))
-      Steps.push_back(C);
-    // What gives every replica the same start after construction: a
-    // broadcast (a loop over the model's parameters that broadcasts each one
-    // as a whole), or a checkpoint loaded on every rank.
-    if (Broadcasts) {
-      ParameterLoop Loop = Vocabulary::enclosingParameterLoop(*C, Context);
-      bool OverModel =
-          Loop.Loop && mentionsAny(*Loop.Collection, Related, Context);
-      bool Skips = OverModel && Vocabulary::skipsSomeParameters(
-                                    Loop, *C, [&](const Stmt &Other) {
-                                      return isa<CallExpr>(Other) &&
-                                             issuesBroadcast(Other, Context, 0);
-                                    });
-      Starts.push_back(OverModel && !Skips ? Loop.Loop : C);
-      if (Skips && !PartialBroadcast)
-        PartialBroadcast = C;
-    }
-    else if (const Expr *Loaded = Vocabulary::moduleLoadTarget(*C))
-      if (handleDecl(Loaded) == Model && !underRankCondition(*C, Context, Vocab))
-        Starts.push_back(C);
+      Events.Seeds.push_back(C);
+    else if (!Vocab.classifyCollective(*C) && !Broadcasts &&
+             HandedTheModel(*C) && stepsInside(*C, Context, 0) &&
+             Flow.reachable(&Decl, C))
+      Events.Steps.push_back(C);
+    addStart(*C, Broadcasts, Model, Related, Context, Events);
   }
   for (const BoundNodes &N :
-       match(findAll(cxxConstructExpr().bind("c")), *Body, Context)) {
+       match(findAll(cxxConstructExpr().bind("c")), Body, Context)) {
     const auto *C = N.getNodeAs<CXXConstructExpr>("c");
     if (issuesBroadcast(*C, Context, 0))
-      Starts.push_back(C);
+      Events.Starts.push_back(C);
   }
-  // Hand-synced, distributed training of this model: steps and ranks.
-  if (Steps.empty() || !Distributed)
-    return;
+}
 
-  const CallExpr *RankSeed = nullptr;
-  for (const CallExpr *Seed : Seeds) {
-    if (!Flow.reachable(Seed, Decl))
+void MissingInitialBroadcastCheck::addStart(
+    const CallExpr &C, bool Broadcasts, const VarDecl &Model,
+    const llvm::SmallPtrSetImpl<const ValueDecl *> &Related,
+    ASTContext &Context, ModelEvents &Events) const {
+  // A broadcast: a loop over the model's parameters that broadcasts each
+  // one counts as a whole, unless it skips some.
+  if (Broadcasts) {
+    ParameterLoop Loop = Vocabulary::enclosingParameterLoop(C, Context);
+    bool OverModel =
+        Loop.Loop && mentionsAny(*Loop.Collection, Related, Context);
+    bool Skips = OverModel && Vocabulary::skipsSomeParameters(
+                                  Loop, C, [&](const Stmt &Other) {
+                                    return isa<CallExpr>(Other) &&
+                                           issuesBroadcast(Other, Context, 0);
+                                  });
+    Events.Starts.push_back(OverModel && !Skips ? Loop.Loop : &C);
+    if (Skips && !Events.PartialBroadcast)
+      Events.PartialBroadcast = &C;
+    return;
+  }
+  // A checkpoint loaded on every rank.
+  if (const Expr *Loaded = Vocabulary::moduleLoadTarget(C))
+    if (handleDecl(Loaded) == &Model && !underRankCondition(C, Context, Vocab))
+      Events.Starts.push_back(&C);
+}
+
+bool MissingInitialBroadcastCheck::seededAlike(const DeclStmt &Decl,
+                                               const Reachability &Flow,
+                                               ModelEvents &Events) const {
+  for (const CallExpr *Seed : Events.Seeds) {
+    if (!Flow.reachable(Seed, &Decl))
       continue;
     const Expr *Value = Vocabulary::seedArgument(*Seed);
     if (!Vocab.mentionsRank(Value) && !differsPerProcess(Value))
-      return; // the same seed on every rank: the same initial parameters
-    RankSeed = Seed;
+      return true; // the same seed on every rank: the same initial parameters
+    Events.RankSeed = Seed;
   }
-  const CallExpr *FirstStep = nullptr;
-  for (const CallExpr *Step : Steps)
-    if (Flow.reachable(Decl, Step, Starts)) {
-      FirstStep = Step;
-      break;
-    }
-  if (!FirstStep)
-    return;
+  return false;
+}
 
-  diag(Model->getLocation(),
+void MissingInitialBroadcastCheck::report(const VarDecl &Model,
+                                          const CallExpr &FirstStep,
+                                          const ModelEvents &Events) {
+  diag(Model.getLocation(),
        "%0 starts from different random parameters on each rank: it is built "
        "without a common torch::manual_seed and nothing broadcasts "
        "%select{its|all of its}1 parameters before the optimizer steps, so "
        "the replicas start apart and stay apart although their gradients are "
        "averaged; seed every rank with the same value before building it, or "
        "broadcast rank 0's parameters before training")
-      << Model << (PartialBroadcast != nullptr);
-  if (RankSeed)
+      << &Model << (Events.PartialBroadcast != nullptr);
+  if (const CallExpr *RankSeed = Events.RankSeed)
     diag(RankSeed->getBeginLoc(),
          Vocab.mentionsRank(Vocabulary::seedArgument(*RankSeed))
              ? "the seed depends on the rank here"
              : "the seed differs from process to process here",
          DiagnosticIDs::Note);
-  if (PartialBroadcast)
-    diag(PartialBroadcast->getBeginLoc(),
+  if (Events.PartialBroadcast)
+    diag(Events.PartialBroadcast->getBeginLoc(),
          "this broadcast is skipped for some parameters, which keep each "
          "rank's own random values",
          DiagnosticIDs::Note);
-  if (Vocab.isOptimizerStep(*FirstStep))
-    diag(FirstStep->getExprLoc(), "optimizer step here", DiagnosticIDs::Note);
+  if (Vocab.isOptimizerStep(FirstStep))
+    diag(FirstStep.getExprLoc(), "optimizer step here", DiagnosticIDs::Note);
   else
-    diag(FirstStep->getExprLoc(), "%0 steps the optimizer", DiagnosticIDs::Note)
-        << FirstStep->getDirectCallee();
+    diag(FirstStep.getExprLoc(), "%0 steps the optimizer", DiagnosticIDs::Note)
+        << FirstStep.getDirectCallee();
 }
 
 } // namespace clang::tidy::ddp

@@ -14,6 +14,8 @@
 
 #include "WrapperCheckBase.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 namespace clang::tidy::ddp {
 
 class MissingInitialBroadcastCheck : public WrapperCheckBase {
@@ -32,6 +34,22 @@ private:
   /// optimizer, directly or through the functions it calls.
   bool stepsInside(const CallExpr &Call, ASTContext &Context,
                    unsigned Depth) const;
+
+  /// What a function does after building one model: its steps, seeds, and
+  /// what gives every replica the same start.
+  struct ModelEvents;
+  /// The phases of check(): collect the events, decide whether a common
+  /// seed came first, find the first step no start precedes, report.
+  void collectEvents(const VarDecl &Model, const DeclStmt &Decl,
+                     const Stmt &Body, const Reachability &Flow,
+                     ASTContext &Context, ModelEvents &Events) const;
+  void addStart(const CallExpr &Call, bool Broadcasts, const VarDecl &Model,
+                const llvm::SmallPtrSetImpl<const ValueDecl *> &Related,
+                ASTContext &Context, ModelEvents &Events) const;
+  bool seededAlike(const DeclStmt &Decl, const Reachability &Flow,
+                   ModelEvents &Events) const;
+  void report(const VarDecl &Model, const CallExpr &FirstStep,
+              const ModelEvents &Events);
 };
 
 } // namespace clang::tidy::ddp

@@ -62,9 +62,9 @@ const VarDecl *rootVariable(const Expr *E) {
 }
 
 /// Everything about loaders and samplers in one function body.
-class LoaderFacts {
+class FunctionLoaders {
 public:
-  LoaderFacts(const Vocabulary &Vocab) : Vocab(Vocab) {}
+  FunctionLoaders(const Vocabulary &Vocab) : Vocab(Vocab) {}
 
   void collect(const FunctionDecl &Function, ASTContext &Context);
 
@@ -74,6 +74,14 @@ public:
   llvm::SmallVector<const ValueDecl *, 4> Loaders;
 
 private:
+  void collectDefinitions(const Stmt &Body, ASTContext &Context);
+  void collectPasses(const Stmt &Body, ASTContext &Context);
+  void collectSamplerCalls(const Stmt &Body, ASTContext &Context);
+  void collectFieldDefinitions(const FunctionDecl &Function);
+  void addUse(const Stmt *Where, const ValueDecl *Loader) {
+    Uses.push_back({Where, Loader});
+    addLoader(Loader);
+  }
   /// The loader over an epoch-shuffled sampler that E denotes, or null.
   const ValueDecl *loaderOf(const Expr *E) const {
     const ValueDecl *D = handleDecl(E);
@@ -92,7 +100,7 @@ private:
   const Vocabulary &Vocab;
 };
 
-void LoaderFacts::addDefinition(const Stmt *Where, const ValueDecl *Loader,
+void FunctionLoaders::addDefinition(const Stmt *Where, const ValueDecl *Loader,
                                 const Expr *Init, bool InThisFunction) {
   const auto *Factory = dyn_cast_or_null<CallExpr>(stripObjectWrappers(Init));
   if (Factory && (!Factory->getDirectCallee() ||
@@ -106,17 +114,25 @@ void LoaderFacts::addDefinition(const Stmt *Where, const ValueDecl *Loader,
   addLoader(Loader);
 }
 
-void LoaderFacts::collect(const FunctionDecl &Function, ASTContext &Context) {
+void FunctionLoaders::collect(const FunctionDecl &Function,
+                              ASTContext &Context) {
   const Stmt *Body = Function.getBody();
+  collectDefinitions(*Body, Context);
+  collectPasses(*Body, Context);
+  collectSamplerCalls(*Body, Context);
+  collectFieldDefinitions(Function);
+}
+
+void FunctionLoaders::collectDefinitions(const Stmt &Body,
+                                         ASTContext &Context) {
   auto LoaderType = qualType(matchers::isDataLoaderOver(
       cxxRecordDecl(matchers::isShufflingSampler(&Vocab))));
-
-  // Definitions: declarations with an initializer and assignments.
+  // Declarations with an initializer, and assignments.
   for (const BoundNodes &N : match(
            findAll(declStmt(has(varDecl(hasType(LoaderType), hasInitializer(expr()))
                                     .bind("var")))
                        .bind("decl")),
-           *Body, Context)) {
+           Body, Context)) {
     const auto *Var = N.getNodeAs<VarDecl>("var");
     addDefinition(N.getNodeAs<DeclStmt>("decl"), Var, Var->getInit(), true);
   }
@@ -124,68 +140,64 @@ void LoaderFacts::collect(const FunctionDecl &Function, ASTContext &Context) {
        match(findAll(cxxOperatorCallExpr(hasOverloadedOperatorName("="),
                                          argumentCountIs(2))
                          .bind("assign")),
-             *Body, Context)) {
+             Body, Context)) {
     const auto *Assign = N.getNodeAs<CXXOperatorCallExpr>("assign");
     if (const ValueDecl *Loader = loaderOf(Assign->getArg(0)))
       addDefinition(Assign, Loader, Assign->getArg(1), true);
   }
+}
 
-  // Passes over a loader.
+void FunctionLoaders::collectPasses(const Stmt &Body, ASTContext &Context) {
   for (const BoundNodes &N :
-       match(findAll(cxxForRangeStmt().bind("for")), *Body, Context)) {
+       match(findAll(cxxForRangeStmt().bind("for")), Body, Context)) {
     const auto *For = N.getNodeAs<CXXForRangeStmt>("for");
-    if (const ValueDecl *Loader = loaderOf(For->getRangeInit())) {
-      Uses.push_back({For->getRangeInit(), Loader});
-      addLoader(Loader);
-    }
+    if (const ValueDecl *Loader = loaderOf(For->getRangeInit()))
+      addUse(For->getRangeInit(), Loader);
   }
-  for (const BoundNodes &N : match(findAll(callExpr().bind("call")), *Body,
-                                   Context)) {
+  for (const BoundNodes &N :
+       match(findAll(callExpr().bind("call")), Body, Context)) {
     const auto *Call = N.getNodeAs<CallExpr>("call");
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-      const CXXMethodDecl *MD = Member->getMethodDecl();
-      if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "begin")
+      if (Vocabulary::startsLoaderPass(*Member))
         if (const ValueDecl *Loader =
-                loaderOf(Member->getImplicitObjectArgument())) {
-          Uses.push_back({Call, Loader});
-          addLoader(Loader);
-        }
+                loaderOf(Member->getImplicitObjectArgument()))
+          addUse(Call, Loader);
       continue;
     }
     if (isa<CXXOperatorCallExpr>(Call))
       continue; // `*loader`, `loader->`, `loader = ...`: not a pass
     for (const Expr *Arg : Call->arguments())
-      if (const ValueDecl *Loader = loaderOf(Arg)) {
-        Uses.push_back({Call, Loader});
-        addLoader(Loader);
-      }
+      if (const ValueDecl *Loader = loaderOf(Arg))
+        addUse(Call, Loader);
   }
+}
 
-  // set_epoch / reset on distributed samplers.
-  for (const BoundNodes &N : match(
-           findAll(cxxMemberCallExpr(
-                       callee(cxxMethodDecl(
-                           hasAnyName("set_epoch", "reset"),
-                           ofClass(matchers::isDistributedSampler()))))
-                       .bind("call")),
-           *Body, Context)) {
+void FunctionLoaders::collectSamplerCalls(const Stmt &Body,
+                                          ASTContext &Context) {
+  for (const BoundNodes &N :
+       match(findAll(cxxMemberCallExpr().bind("call")), Body, Context)) {
     const auto *Call = N.getNodeAs<CXXMemberCallExpr>("call");
+    std::optional<bool> SetsEpoch = Vocabulary::samplerEpochCall(*Call);
+    if (!SetsEpoch)
+      continue;
     if (const ValueDecl *Sampler = handleDecl(Call->getImplicitObjectArgument()))
-      SamplerCalls.push_back(
-          {Call, Sampler, Call->getMethodDecl()->getName() == "set_epoch"});
+      SamplerCalls.push_back({Call, Sampler, *SetsEpoch});
   }
+}
 
+void FunctionLoaders::collectFieldDefinitions(const FunctionDecl &Function) {
   // Loaders kept in fields were built elsewhere: in the constructors.
-  if (const auto *Method = dyn_cast<CXXMethodDecl>(&Function)) {
-    for (const ValueDecl *Loader : llvm::SmallVector<const ValueDecl *, 4>(Loaders)) {
-      if (!isa<FieldDecl>(Loader))
-        continue;
-      for (const CXXConstructorDecl *Ctor : Method->getParent()->ctors())
-        for (const CXXCtorInitializer *Init : Ctor->inits())
-          if (Init->isWritten() && Init->getMember() == Loader)
-            addDefinition(Init->getInit(), Loader, Init->getInit(),
-                          Ctor == &Function);
-    }
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
+  if (!Method)
+    return;
+  for (const ValueDecl *Loader : llvm::SmallVector<const ValueDecl *, 4>(Loaders)) {
+    if (!isa<FieldDecl>(Loader))
+      continue;
+    for (const CXXConstructorDecl *Ctor : Method->getParent()->ctors())
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->isWritten() && Init->getMember() == Loader)
+          addDefinition(Init->getInit(), Loader, Init->getInit(),
+                        Ctor == &Function);
   }
 }
 
@@ -228,6 +240,22 @@ void SamplerEpochCheck::checkDefaultConstructedSampler(const CallExpr &Factory) 
       << Sampler;
 }
 
+struct SamplerEpochCheck::LoaderFacts : FunctionLoaders {
+  using FunctionLoaders::FunctionLoaders;
+};
+
+struct SamplerEpochCheck::LoaderHistory {
+  const ValueDecl *Loader;
+  llvm::SmallVector<const LoaderDefinition *, 4> Defs;
+  llvm::SmallVector<const Stmt *, 4> Redefinitions; // in this function
+  const Reachability &Flow;
+
+  /// Whether the value \p D stores can be the one seen at \p S.
+  bool precedes(const LoaderDefinition &D, const Stmt *S) const {
+    return !D.InThisFunction || Flow.reachable(D.Where, S);
+  }
+};
+
 void SamplerEpochCheck::checkLoaders(const FunctionDecl &Function,
                                      ASTContext &Context) {
   LoaderFacts Facts(Vocab);
@@ -237,114 +265,119 @@ void SamplerEpochCheck::checkLoaders(const FunctionDecl &Function,
   Reachability Flow(&Function, Function.getBody(), Context);
   if (!Flow.valid())
     return;
-
   for (const ValueDecl *Loader : Facts.Loaders) {
-    llvm::SmallVector<const LoaderDefinition *, 4> Defs;
-    llvm::SmallVector<const Stmt *, 4> Redefinitions; // in this function
+    LoaderHistory H{Loader, {}, {}, Flow};
     for (const LoaderDefinition &D : Facts.Definitions)
       if (D.Loader == Loader) {
-        Defs.push_back(&D);
+        H.Defs.push_back(&D);
         if (D.InThisFunction)
-          Redefinitions.push_back(D.Where);
+          H.Redefinitions.push_back(D.Where);
       }
-    if (Defs.empty())
+    if (H.Defs.empty())
       continue; // a parameter: built by the caller
-    // A definition "precedes" a statement when the value it stores can be the
-    // one seen there.
-    auto Precedes = [&](const LoaderDefinition &D, const Stmt *S) {
-      return !D.InThisFunction || Flow.reachable(D.Where, S);
-    };
+    if (!checkEpochAfterCopy(Facts, H, Flow) &&
+        !checkReplayedLoader(Facts, H, Flow))
+      checkRebuiltLoader(Facts, H, Flow, Context);
+  }
+}
 
-    // (1) set_epoch / reset on the local sampler after the loader copied it,
-    // followed by a pass over that very copy.
-    bool Reported = false;
-    for (const SamplerCall &SC : Facts.SamplerCalls) {
-      const LoaderDefinition *Copy = nullptr;
-      for (const LoaderDefinition *D : Defs)
-        if (D->Sampler == SC.Sampler && Precedes(*D, SC.Call))
-          Copy = D;
-      if (!Copy)
-        continue;
-      bool UsedAfter = llvm::any_of(Facts.Uses, [&](const LoaderUse &U) {
-        return U.Loader == Loader &&
-               Flow.reachable(SC.Call, U.Where, Redefinitions);
-      });
-      if (!UsedAfter)
-        continue;
-      diag(SC.Call->getExprLoc(),
-           "%0 on %1 does not reach data loader %2: make_data_loader took "
-           "the sampler by value, so the loader keeps its own copy and "
-           "replays the same sample order every epoch; build the sampler and "
-           "the loader inside the epoch loop, calling set_epoch(epoch) before "
-           "make_data_loader")
-          << SC.Call->getMethodDecl() << SC.Sampler << Loader;
-      diag(Copy->Where->getBeginLoc(), "%0 copies %1 here",
-           DiagnosticIDs::Note)
-          << Loader << SC.Sampler;
-      Reported = true;
-    }
-    if (Reported)
+bool SamplerEpochCheck::checkEpochAfterCopy(const LoaderFacts &Facts,
+                                            const LoaderHistory &H,
+                                            const Reachability &Flow) {
+  // set_epoch / reset on the local sampler after the loader copied it,
+  // followed by a pass over that very copy.
+  bool Reported = false;
+  for (const SamplerCall &SC : Facts.SamplerCalls) {
+    const LoaderDefinition *Copy = nullptr;
+    for (const LoaderDefinition *D : H.Defs)
+      if (D->Sampler == SC.Sampler && H.precedes(*D, SC.Call))
+        Copy = D;
+    if (!Copy)
       continue;
-
-    // (2) One loader iterated again and again: its copy of the sampler is
-    // never told about a new epoch.
-    for (const LoaderUse &U : Facts.Uses) {
-      if (U.Loader != Loader || !Flow.repeats(U.Where, Redefinitions))
-        continue;
-      const LoaderDefinition *Def = nullptr;
-      for (const LoaderDefinition *D : Defs)
-        if (Precedes(*D, U.Where))
-          Def = D;
-      if (!Def)
-        continue;
-      diag(Def->Where->getBeginLoc(),
-           "data loader %0 replays the same sample order every epoch: its "
-           "distributed random sampler is seeded with its epoch, which stays "
-           "0 in the loader's own copy of the sampler; build the sampler and "
-           "the loader inside the epoch loop, calling set_epoch(epoch) before "
-           "make_data_loader")
-          << Loader;
-      diag(U.Where->getBeginLoc(), "%0 is iterated again each epoch here",
-           DiagnosticIDs::Note)
-          << Loader;
-      Reported = true;
-      break;
-    }
-    if (Reported)
+    bool UsedAfter = llvm::any_of(Facts.Uses, [&](const LoaderUse &U) {
+      return U.Loader == H.Loader &&
+             Flow.reachable(SC.Call, U.Where, H.Redefinitions);
+    });
+    if (!UsedAfter)
       continue;
+    diag(SC.Call->getExprLoc(),
+         "%0 on %1 does not reach data loader %2: make_data_loader took "
+         "the sampler by value, so the loader keeps its own copy and "
+         "replays the same sample order every epoch; build the sampler and "
+         "the loader inside the epoch loop, calling set_epoch(epoch) before "
+         "make_data_loader")
+        << SC.Call->getMethodDecl() << SC.Sampler << H.Loader;
+    diag(Copy->Where->getBeginLoc(), "%0 copies %1 here", DiagnosticIDs::Note)
+        << H.Loader << SC.Sampler;
+    Reported = true;
+  }
+  return Reported;
+}
 
-    // (3) A loader rebuilt every epoch from a sampler whose epoch never
-    // changes in between, over the same dataset.
-    for (const LoaderDefinition *D : Defs) {
-      if (!D->InThisFunction || !D->Factory ||
-          !Vocabulary::copiedSamplerArgument(*D->Factory))
-        continue;
-      llvm::SmallVector<const Stmt *, 4> Renewals;
-      for (const SamplerCall &SC : Facts.SamplerCalls)
-        if (SC.SetsEpoch && SC.Sampler == D->Sampler && D->Sampler)
-          Renewals.push_back(SC.Call);
-      // A loader over a dataset declared inside the loop reads new data each
-      // time: that is not an epoch loop.
-      if (const VarDecl *Dataset = rootVariable(D->Factory->getArg(0)))
-        if (const Stmt *DS = declStmtOf(*Dataset, Context))
-          Renewals.push_back(DS);
-      if (!Flow.repeats(D->Where, Renewals))
-        continue;
-      if (D->Sampler)
-        diag(D->Factory->getBeginLoc(),
-             "data loader %0 is rebuilt every epoch from %1, whose epoch "
-             "never changes, so every epoch replays the same sample order; "
-             "call set_epoch(epoch) on %1 before make_data_loader")
-            << Loader << D->Sampler;
-      else
-        diag(D->Factory->getBeginLoc(),
-             "data loader %0 is rebuilt every epoch from a new distributed "
-             "random sampler, whose epoch is always 0, so every epoch replays "
-             "the same sample order; construct the sampler before the call, "
-             "call set_epoch(epoch) on it, then pass it to make_data_loader")
-            << Loader;
-      break;
-    }
+bool SamplerEpochCheck::checkReplayedLoader(const LoaderFacts &Facts,
+                                            const LoaderHistory &H,
+                                            const Reachability &Flow) {
+  // One loader iterated again and again: its copy of the sampler is never
+  // told about a new epoch.
+  for (const LoaderUse &U : Facts.Uses) {
+    if (U.Loader != H.Loader || !Flow.repeats(U.Where, H.Redefinitions))
+      continue;
+    const LoaderDefinition *Def = nullptr;
+    for (const LoaderDefinition *D : H.Defs)
+      if (H.precedes(*D, U.Where))
+        Def = D;
+    if (!Def)
+      continue;
+    diag(Def->Where->getBeginLoc(),
+         "data loader %0 replays the same sample order every epoch: its "
+         "distributed random sampler is seeded with its epoch, which stays "
+         "0 in the loader's own copy of the sampler; build the sampler and "
+         "the loader inside the epoch loop, calling set_epoch(epoch) before "
+         "make_data_loader")
+        << H.Loader;
+    diag(U.Where->getBeginLoc(), "%0 is iterated again each epoch here",
+         DiagnosticIDs::Note)
+        << H.Loader;
+    return true;
+  }
+  return false;
+}
+
+void SamplerEpochCheck::checkRebuiltLoader(const LoaderFacts &Facts,
+                                           const LoaderHistory &H,
+                                           const Reachability &Flow,
+                                           ASTContext &Context) {
+  // A loader rebuilt every epoch from a sampler whose epoch never changes
+  // in between, over the same dataset.
+  for (const LoaderDefinition *D : H.Defs) {
+    if (!D->InThisFunction || !D->Factory ||
+        !Vocabulary::copiedSamplerArgument(*D->Factory))
+      continue;
+    llvm::SmallVector<const Stmt *, 4> Renewals;
+    for (const SamplerCall &SC : Facts.SamplerCalls)
+      if (SC.SetsEpoch && SC.Sampler == D->Sampler && D->Sampler)
+        Renewals.push_back(SC.Call);
+    // A loader over a dataset declared inside the loop reads new data each
+    // time: that is not an epoch loop.
+    if (const VarDecl *Dataset = rootVariable(D->Factory->getArg(0)))
+      if (const Stmt *DS = declStmtOf(*Dataset, Context))
+        Renewals.push_back(DS);
+    if (!Flow.repeats(D->Where, Renewals))
+      continue;
+    if (D->Sampler)
+      diag(D->Factory->getBeginLoc(),
+           "data loader %0 is rebuilt every epoch from %1, whose epoch "
+           "never changes, so every epoch replays the same sample order; "
+           "call set_epoch(epoch) on %1 before make_data_loader")
+          << H.Loader << D->Sampler;
+    else
+      diag(D->Factory->getBeginLoc(),
+           "data loader %0 is rebuilt every epoch from a new distributed "
+           "random sampler, whose epoch is always 0, so every epoch replays "
+           "the same sample order; construct the sampler before the call, "
+           "call set_epoch(epoch) on it, then pass it to make_data_loader")
+          << H.Loader;
+    return;
   }
 }
 

@@ -13,6 +13,7 @@
 #define DDPLINT_CHECKS_SAMPLEREPOCHCHECK_H
 
 #include "DdpCheck.h"
+#include "utils/Reachability.h"
 
 namespace clang::tidy::ddp {
 
@@ -23,8 +24,23 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
+  /// Everything about loaders and samplers in one function body.
+  struct LoaderFacts;
+  /// Where one loader gets its value.
+  struct LoaderHistory;
+
   void checkDefaultConstructedSampler(const CallExpr &Factory);
   void checkLoaders(const FunctionDecl &Function, ASTContext &Context);
+  /// The phases of checkLoaders for one loader, each reporting its own
+  /// finding (true when it did): set_epoch on a sampler the loader copied
+  /// before; one loader iterated every epoch; a loader rebuilt every epoch
+  /// from a sampler whose epoch never changes.
+  bool checkEpochAfterCopy(const LoaderFacts &Facts, const LoaderHistory &H,
+                           const Reachability &Flow);
+  bool checkReplayedLoader(const LoaderFacts &Facts, const LoaderHistory &H,
+                           const Reachability &Flow);
+  void checkRebuiltLoader(const LoaderFacts &Facts, const LoaderHistory &H,
+                          const Reachability &Flow, ASTContext &Context);
 };
 
 } // namespace clang::tidy::ddp
