@@ -50,6 +50,43 @@ Divergence DivergenceAnalysis::returned(const FunctionDecl &FD) {
   return Facts ? Facts->returned() : Divergence();
 }
 
+namespace {
+
+/// Whether \p E is `this->F` (or `F` in a member function).
+bool isThisField(const Expr *E, const FieldDecl &F) {
+  const auto *ME =
+      dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
+  return ME && ME->getMemberDecl() == &F &&
+         isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts());
+}
+
+/// The assignments to field \p F in one method \p Def: (statement, value
+/// assigned or null for ++ / --).
+llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4>
+fieldAssignments(const FieldDecl &F, const FunctionDecl &Def) {
+  llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4> Found;
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def))
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isWritten() && Init->getMember() == &F)
+        Found.push_back({Init->getInit(), Init->getInit()});
+  forEachStmt(Def.getBody(), [&](const Stmt *S) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+      if (BO->isAssignmentOp() && isThisField(BO->getLHS(), F))
+        Found.push_back({S, BO->getRHS()});
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+      if (UO->isIncrementDecrementOp() && isThisField(UO->getSubExpr(), F))
+        Found.push_back({S, nullptr});
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
+      if (Op->getNumArgs() >= 1 && Op->isAssignmentOp() &&
+          isThisField(Op->getArg(0), F))
+        Found.push_back({S, Op->getNumArgs() == 2 ? Op->getArg(1) : nullptr});
+    }
+  });
+  return Found;
+}
+
+} // namespace
+
 Divergence DivergenceAnalysis::field(const FieldDecl &F) {
   const auto *RD = dyn_cast<CXXRecordDecl>(F.getParent());
   if (!RD || inSystemHeader(*RD))
@@ -60,42 +97,12 @@ Divergence DivergenceAnalysis::field(const FieldDecl &F) {
   if (!FieldsInProgress.insert(&F).second)
     return {};
 
-  auto IsThisField = [&](const Expr *E) {
-    const auto *ME = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts()
-                                                    : nullptr);
-    return ME && ME->getMemberDecl() == &F &&
-           isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts());
-  };
-  // The assignments to the field in one method: (statement, value assigned
-  // or null for ++ / --).
-  auto AssignmentsIn = [&](const FunctionDecl &Def) {
-    llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4> Found;
-    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def))
-      for (const CXXCtorInitializer *Init : Ctor->inits())
-        if (Init->isWritten() && Init->getMember() == &F)
-          Found.push_back({Init->getInit(), Init->getInit()});
-    forEachStmt(Def.getBody(), [&](const Stmt *S) {
-      if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
-        if (BO->isAssignmentOp() && IsThisField(BO->getLHS()))
-          Found.push_back({S, BO->getRHS()});
-      } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
-        if (UO->isIncrementDecrementOp() && IsThisField(UO->getSubExpr()))
-          Found.push_back({S, nullptr});
-      } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
-        if (Op->getNumArgs() >= 1 && Op->isAssignmentOp() &&
-            IsThisField(Op->getArg(0)))
-          Found.push_back({S, Op->getNumArgs() == 2 ? Op->getArg(1) : nullptr});
-      }
-    });
-    return Found;
-  };
-
   Divergence Result;
   for (const CXXMethodDecl *Method : RD->methods()) {
     const FunctionDecl *Def = userDefinition(*Method);
     if (!Def)
       continue;
-    auto Assignments = AssignmentsIn(*Def);
+    auto Assignments = fieldAssignments(F, *Def);
     if (Assignments.empty())
       continue;
     FunctionDivergence *Facts = function(*Def);
