@@ -16,6 +16,7 @@
 #include "Baseline.h"
 #include "Cache.h"
 #include "CompileDatabase.h"
+#include "Configuration.h"
 #include "Finding.h"
 #include "Fixes.h"
 #include "Options.h"
@@ -75,28 +76,6 @@ compile_commands.json or compile_flags.txt in
 the parent directories of the first source file.)"),
                                cl::value_desc("build dir"),
                                cl::cat(DdplintCategory));
-
-cl::opt<std::string> Checks("checks", cl::desc(R"(
-Comma-separated globs of checks to run, added
-to those of .clang-tidy files, as in clang-tidy.
-Default: 'ddp-*'.)"),
-                            cl::init(""), cl::cat(DdplintCategory));
-
-cl::opt<std::string> Config("config", cl::desc(R"(
-Configuration in YAML or JSON, as clang-tidy's
---config: overrides .clang-tidy files.)"),
-                            cl::init(""), cl::cat(DdplintCategory));
-
-cl::opt<std::string> ConfigFile("config-file", cl::desc(R"(
-A configuration file used instead of the
-.clang-tidy files found next to the sources.)"),
-                                cl::init(""), cl::cat(DdplintCategory));
-
-cl::opt<std::string> HeaderFilter("header-filter", cl::desc(R"(
-Regular expression of header names whose
-findings are shown, as in clang-tidy. Findings
-in the main files are always shown.)"),
-                                  cl::init(""), cl::cat(DdplintCategory));
 
 cl::list<std::string> ExtraArgs("extra-arg",
                                 cl::desc("Compiler argument to append."),
@@ -183,109 +162,35 @@ cl::opt<bool> Quiet("quiet",
                     cl::desc("Do not print the summary on standard error."),
                     cl::init(false), cl::cat(DdplintCategory));
 
-// Returns the default checks for the driver: only ddplint's own.
-ClangTidyOptions defaultOptions() {
-  ClangTidyOptions Defaults = ClangTidyOptions::getDefaults();
-  Defaults.Checks = "-*,ddp-*";
-  return Defaults;
-}
-
-std::unique_ptr<ClangTidyOptionsProvider>
-createOptionsProvider(IntrusiveRefCntPtr<vfs::FileSystem> FS, bool &Failed) {
-  ClangTidyGlobalOptions Global;
-  ClangTidyOptions Overrides;
-  if (!Checks.empty())
-    Overrides.Checks = Checks;
-  if (!HeaderFilter.empty())
-    Overrides.HeaderFilterRegex = HeaderFilter;
-  // The driver carries no compiler-warning or static-analyzer checks of its
-  // own; compile errors are always collected.
-  auto WithoutForeignChecks = [](ClangTidyOptions Opts) {
-    Opts.Checks = Opts.Checks.value_or("") +
-                  ",-clang-analyzer-*,-clang-diagnostic-*";
-    return Opts;
-  };
-
-  if (!Config.empty()) {
-    auto Parsed = parseConfiguration(MemoryBufferRef(Config, "--config"));
-    if (!Parsed) {
-      WithColor::error(errs(), "ddplint")
-          << "invalid --config: " << Parsed.getError().message() << "\n";
-      Failed = true;
-      return nullptr;
-    }
-    return std::make_unique<ConfigOptionsProvider>(
-        Global, defaultOptions(), std::move(*Parsed),
-        WithoutForeignChecks(Overrides), FS);
-  }
-  if (!ConfigFile.empty()) {
-    auto Text = MemoryBuffer::getFile(ConfigFile);
-    if (!Text) {
-      WithColor::error(errs(), "ddplint")
-          << "cannot read --config-file '" << ConfigFile
-          << "': " << Text.getError().message() << "\n";
-      Failed = true;
-      return nullptr;
-    }
-    auto Parsed = parseConfiguration((*Text)->getMemBufferRef());
-    if (!Parsed) {
-      WithColor::error(errs(), "ddplint")
-          << "invalid --config-file '" << ConfigFile
-          << "': " << Parsed.getError().message() << "\n";
-      Failed = true;
-      return nullptr;
-    }
-    return std::make_unique<ConfigOptionsProvider>(
-        Global, defaultOptions(), std::move(*Parsed),
-        WithoutForeignChecks(Overrides), FS);
-  }
-  return std::make_unique<FileOptionsProvider>(
-      Global, defaultOptions(), WithoutForeignChecks(Overrides), FS);
-}
-
-} // namespace
-
-int main(int Argc, const char **Argv) {
-  InitLLVM Init(Argc, Argv);
+/// Parses ddplint's own options: everything before '--' (what follows is
+/// the compile command, CompileDatabase.h). Returns false after printing
+/// what is wrong with them.
+bool parseOwnOptions(int Argc, const char **Argv) {
   cl::HideUnrelatedOptions(DdplintCategory);
   cl::SetVersionPrinter([](raw_ostream &OS) {
     OS << "ddplint " DDPLINT_VERSION " (checks built against LLVM "
        << LLVM_VERSION_STRING << ")\n";
   });
-
-  bool Failed = false;
-
-  // Parse our own options from everything before '--'.
   int OwnArgc = Argc;
   for (int I = 1; I < Argc; ++I)
     if (StringRef(Argv[I]) == "--") {
       OwnArgc = I;
       break;
     }
-  if (!cl::ParseCommandLineOptions(
-          OwnArgc, Argv,
-          "ddplint: finds silent data-parallel training bugs in LibTorch "
-          "code.\n\nExit codes: 0 nothing found, 1 findings, 2 usage or "
-          "tool error, 3 a unit's analysis was vacuous (a header not found, a "
-          "file clang cannot read, no function left to analyse); when "
-          "several apply, 2 wins over 3, and 3 over 1.\n",
-          &errs()))
-    return ExitToolError;
-  applyColorOption();
-  if (std::optional<int> Code = runSubcommand())
-    return *Code;
+  return cl::ParseCommandLineOptions(
+      OwnArgc, Argv,
+      "ddplint: finds silent data-parallel training bugs in LibTorch "
+      "code.\n\nExit codes: 0 nothing found, 1 findings, 2 usage or "
+      "tool error, 3 a unit's analysis was vacuous (a header not found, a "
+      "file clang cannot read, no function left to analyse); when "
+      "several apply, 2 wins over 3, and 3 over 1.\n",
+      &errs());
+}
 
-  auto BaseFS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
-      vfs::getRealFileSystem());
-  auto OptionsProvider = createOptionsProvider(BaseFS, Failed);
-  if (!OptionsProvider)
-    return ExitToolError;
-
-  std::string FirstFile = SourcePaths.empty() ? "dummy.cpp" : SourcePaths[0];
-  ClangTidyOptions Effective = OptionsProvider->getOptions(FirstFile);
-  std::vector<std::string> Enabled =
-      getCheckNames(Effective, /*AllowEnablingAnalyzerAlphaCheckers=*/false);
-
+/// --list-checks and --dump-config: prints the answer and returns the exit
+/// code; None when neither was asked for.
+std::optional<int> answerQuery(ClangTidyOptions Effective,
+                               ArrayRef<std::string> Enabled) {
   if (ListChecks) {
     outs() << "Enabled checks:";
     for (const std::string &Name : Enabled)
@@ -300,185 +205,277 @@ int main(int Argc, const char **Argv) {
            << "\n";
     return ExitClean;
   }
+  return std::nullopt;
+}
+
+/// Whether the command line describes a run: some check enabled, something
+/// to analyse, a valid --shard (read into ShardIndex and ShardCount).
+/// Prints why not.
+bool checkInvocation(const ClangTidyOptions &Effective,
+                     ArrayRef<std::string> Enabled, unsigned &ShardIndex,
+                     unsigned &ShardCount) {
   if (Enabled.empty()) {
     WithColor::error(errs(), "ddplint")
         << "no checks enabled (checks: '" << Effective.Checks.value_or("")
         << "'); see --list-checks\n";
-    return ExitToolError;
+    return false;
   }
   if (SourcePaths.empty() && BuildPath.empty()) {
     WithColor::error(errs(), "ddplint")
         << "no input files; usage: ddplint [options] <source files> "
            "[-- <compiler flags>], or ddplint -p <build dir> for every unit "
            "of its compile database\n";
-    return ExitToolError;
+    return false;
   }
-  unsigned ShardIndex = 1, ShardCount = 1;
   if (!Shard.empty() && !parseShard(Shard, ShardIndex, ShardCount)) {
     WithColor::error(errs(), "ddplint")
         << "invalid --shard '" << Shard
         << "': expected I/N with 1 <= I <= N\n";
-    return ExitToolError;
+    return false;
   }
+  return true;
+}
 
+/// What a run gathers on its way to the report and the exit code.
+struct RunState {
+  std::vector<std::string> Enabled; ///< The enabled checks.
+  bool Failed = false;              ///< A tool error: exit code 2.
   std::vector<std::string> ToolErrors;
-  auto ToolError = [&](const std::string &Message) {
+  std::vector<std::string> Files; ///< The units to analyse, readable.
+  std::vector<Finding> Findings, CompileErrors;
+  std::vector<UnitResult> UnitResults; ///< Each unit's own, for --fix.
+  std::vector<SdkFallbackNote> Fallbacks;
+  std::vector<VacuousUnit> Vacuous;
+  RunStats Stats;
+  unsigned Hidden = 0; ///< Known findings hidden by --baseline.
+
+  /// Reports what the tool could not do; the run goes on, and exits 2.
+  void toolError(const std::string &Message) {
     WithColor::error(errs(), "ddplint") << Message << "\n";
     ToolErrors.push_back(Message);
     Failed = true;
-  };
-
-  std::unique_ptr<tooling::CompilationDatabase> Compilations =
-      loadCompilations(Argc, Argv, BuildPath, SourcePaths, ToolError);
-  if (!Compilations)
-    return ExitToolError;
-  if (!ExtraArgs.empty() || !ExtraArgsBefore.empty()) {
-    auto Adjuster = tooling::combineAdjusters(
-        tooling::getInsertArgumentAdjuster(ExtraArgsBefore,
-                                           tooling::ArgumentInsertPosition::BEGIN),
-        tooling::getInsertArgumentAdjuster(ExtraArgs,
-                                           tooling::ArgumentInsertPosition::END));
-    Compilations = std::make_unique<tooling::ArgumentsAdjustingCompilations>(
-        std::move(Compilations));
-    static_cast<tooling::ArgumentsAdjustingCompilations &>(*Compilations)
-        .appendArgumentsAdjuster(Adjuster);
   }
 
+  /// Takes in what the analysis of one unit found.
+  void add(UnitResult &Unit) {
+    if (fixesRequested())
+      UnitResults.push_back(Unit); // --fix: each unit's own findings
+    if (!Unit.ToolError.empty())
+      toolError(Unit.ToolError);
+    std::move(Unit.Findings.begin(), Unit.Findings.end(),
+              std::back_inserter(Findings));
+    std::move(Unit.CompileErrors.begin(), Unit.CompileErrors.end(),
+              std::back_inserter(CompileErrors));
+    if (!Unit.SdkFallbacks.empty())
+      Fallbacks.push_back({Unit.File, Unit.SdkFallbacks});
+    if (!Unit.Vacuous.empty())
+      Vacuous.push_back({Unit.File, Unit.Vacuous});
+  }
+
+  int exitStatus() const {
+    return exitCode(Failed, !Vacuous.empty(), !Findings.empty());
+  }
+};
+
+/// The compile commands (CompileDatabase.h), with --extra-arg-before and
+/// --extra-arg applied; null when there is nothing to analyse with.
+std::unique_ptr<tooling::CompilationDatabase>
+createCompileDatabase(int &Argc, const char **Argv, RunState &Run) {
+  std::unique_ptr<tooling::CompilationDatabase> Compilations =
+      loadCompilations(Argc, Argv, BuildPath, SourcePaths,
+                       [&](const std::string &Why) { Run.toolError(Why); });
+  if (!Compilations || (ExtraArgs.empty() && ExtraArgsBefore.empty()))
+    return Compilations;
+  auto Adjuster = tooling::combineAdjusters(
+      tooling::getInsertArgumentAdjuster(ExtraArgsBefore,
+                                         tooling::ArgumentInsertPosition::BEGIN),
+      tooling::getInsertArgumentAdjuster(ExtraArgs,
+                                         tooling::ArgumentInsertPosition::END));
+  auto Adjusting = std::make_unique<tooling::ArgumentsAdjustingCompilations>(
+      std::move(Compilations));
+  Adjusting->appendArgumentsAdjuster(Adjuster);
+  return Adjusting;
+}
+
+/// The units of this run (this shard's, with --shard) into Run.Files. A file
+/// that cannot be read is reported and skipped; the others are still
+/// analysed.
+void selectFiles(const tooling::CompilationDatabase &Compilations,
+                 unsigned ShardIndex, unsigned ShardCount, RunState &Run) {
   std::vector<std::string> SelectErrors;
   std::vector<Unit> Units =
-      selectUnits(SourcePaths, Compilations.get(), SelectErrors);
+      selectUnits(SourcePaths, &Compilations, SelectErrors);
   for (const std::string &E : SelectErrors)
-    ToolError(E);
+    Run.toolError(E);
   if (SourcePaths.empty() && Units.empty())
-    ToolError("the compile database in '" + BuildPath + "' lists no units");
+    Run.toolError("the compile database in '" + BuildPath + "' lists no units");
   if (ShardCount > 1)
     Units = shardUnits(std::move(Units), ShardIndex, ShardCount);
-
-  // A file that cannot be read is reported and skipped; the others are still
-  // analysed.
-  std::vector<std::string> Files;
   for (const Unit &U : Units) {
     auto Buffer = MemoryBuffer::getFile(U.Path);
     if (!Buffer) {
-      ToolError("cannot read '" + U.Named +
-                "': " + Buffer.getError().message());
+      Run.toolError("cannot read '" + U.Named +
+                    "': " + Buffer.getError().message());
       continue;
     }
-    Files.push_back(U.Path);
+    Run.Files.push_back(U.Path);
   }
+}
 
-  std::optional<FindingsCache> Cache;
-  std::optional<SharedPreambles> Preambles;
+/// The findings cache and the shared preambles, each unless turned off.
+void openCaches(std::optional<FindingsCache> &Cache,
+                std::optional<SharedPreambles> &Preambles) {
   SmallString<256> CacheDirectory(
       CacheDir.empty() ? FindingsCache::defaultDirectory() : CacheDir);
   // Preambles are built from each unit's own directory: a relative cache
   // directory must not move with it.
-  if (!CacheDirectory.empty() && !sys::fs::make_absolute(CacheDirectory)) {
-    if (!NoCache)
-      Cache.emplace(std::string(CacheDirectory),
-                    uint64_t(CacheSizeLimit) << 20);
-    if (!NoPreamble)
-      Preambles.emplace(std::string(CacheDirectory));
-  }
+  if (CacheDirectory.empty() || sys::fs::make_absolute(CacheDirectory))
+    return;
+  if (!NoCache)
+    Cache.emplace(std::string(CacheDirectory), uint64_t(CacheSizeLimit) << 20);
+  if (!NoPreamble)
+    Preambles.emplace(std::string(CacheDirectory));
+}
 
-  std::vector<Finding> Findings, CompileErrors;
-  std::vector<UnitResult> UnitResults; // kept for --fix
-  std::vector<SdkFallbackNote> Fallbacks;
-  std::vector<VacuousUnit> Vacuous;
-  std::string SdkFallback =
-      NoSdkFallback ? std::string() : sdkFallbackDirectory(Argv[0]);
-  RunStats Stats;
-  if (!Files.empty()) {
-    RunOptions Run;
-    Run.Jobs = Jobs ? Jobs.getValue()
-                    : std::max(1u, std::thread::hardware_concurrency());
-    Run.Progress = !Quiet && sys::Process::StandardErrIsDisplayed();
-    Run.Verbose = Verbose;
-    Run.Cache = Cache ? &*Cache : nullptr;
-    Run.Preambles = Preambles ? &*Preambles : nullptr;
-    Run.SdkFallback = SdkFallback;
-    auto MakeOptions = [](IntrusiveRefCntPtr<vfs::FileSystem> FS) {
-      bool Ignored = false;
-      return createOptionsProvider(std::move(FS), Ignored);
-    };
-    for (UnitResult &Unit :
-         runUnits(Files, *Compilations, MakeOptions, Run, Stats)) {
-      if (fixesRequested())
-        UnitResults.push_back(Unit); // --fix: each unit's own findings
-      if (!Unit.ToolError.empty())
-        ToolError(Unit.ToolError);
-      std::move(Unit.Findings.begin(), Unit.Findings.end(),
-                std::back_inserter(Findings));
-      std::move(Unit.CompileErrors.begin(), Unit.CompileErrors.end(),
-                std::back_inserter(CompileErrors));
-      if (!Unit.SdkFallbacks.empty())
-        Fallbacks.push_back({Unit.File, Unit.SdkFallbacks});
-      if (!Unit.Vacuous.empty())
-        Vacuous.push_back({Unit.File, Unit.Vacuous});
-    }
-    if (Cache)
-      Cache->trim();
-    sortAndUnique(Findings);
-    sortAndUnique(CompileErrors);
-  }
+/// Analyses Run.Files and gathers their results, sorted.
+void analyseFiles(const tooling::CompilationDatabase &Compilations,
+                  FindingsCache *Cache, SharedPreambles *Preambles,
+                  const std::string &SdkFallback, RunState &Run) {
+  RunOptions Options;
+  Options.Jobs = Jobs ? Jobs.getValue()
+                      : std::max(1u, std::thread::hardware_concurrency());
+  Options.Progress = !Quiet && sys::Process::StandardErrIsDisplayed();
+  Options.Verbose = Verbose;
+  Options.Cache = Cache;
+  Options.Preambles = Preambles;
+  Options.SdkFallback = SdkFallback;
+  auto MakeOptions = [](IntrusiveRefCntPtr<vfs::FileSystem> FS) {
+    bool Ignored = false;
+    return createOptionsProvider(std::move(FS), Ignored);
+  };
+  for (UnitResult &Unit :
+       runUnits(Run.Files, Compilations, MakeOptions, Options, Run.Stats))
+    Run.add(Unit);
+  if (Cache)
+    Cache->trim();
+  sortAndUnique(Run.Findings);
+  sortAndUnique(Run.CompileErrors);
+}
 
-  OutputOptions Out = outputOptionsFromCommandLine();
+/// --write-baseline records the findings; --baseline then hides the known
+/// ones.
+void applyBaselineOptions(const OutputOptions &Out, RunState &Run) {
   if (!WriteBaseline.empty()) {
-    std::string Why = writeBaseline(WriteBaseline, Findings, Out);
+    std::string Why = writeBaseline(WriteBaseline, Run.Findings, Out);
     if (!Why.empty())
-      ToolError("cannot write baseline '" + WriteBaseline + "': " + Why);
+      Run.toolError("cannot write baseline '" + WriteBaseline + "': " + Why);
   }
-  unsigned Hidden = 0;
   if (!Baseline.empty()) {
     std::string Why;
-    Hidden = applyBaseline(Baseline, Findings, Out, Why);
+    Run.Hidden = applyBaseline(Baseline, Run.Findings, Out, Why);
     if (!Why.empty())
-      ToolError(Why);
+      Run.toolError(Why);
   }
+}
 
-  if (!Files.empty()) {
-    // Before the report, so that its exit code counts a failed export.
-    if (!exportFixesIfRequested(Findings))
-      Failed = true;
-    Report Result{Findings, CompileErrors, ToolErrors, Enabled,
-                  exitCode(Failed, !Vacuous.empty(), !Findings.empty()),
-                  Fallbacks, Vacuous};
-    if (!emitReport(Result))
-      Failed = true;
-    // After the report, whose snippets show the code as it was analysed.
-    // Each fixed unit is parsed again, without the cache or a preamble.
-    if (fixesRequested()) {
-      Analyser Recheck(createOptionsProvider(BaseFS, Failed), BaseFS,
-                       SdkFallback);
-      if (!applyFixesIfRequested(
-              UnitResults, [&](StringRef File) -> std::optional<size_t> {
-                UnitResult Again = Recheck.run(*Compilations, File);
-                if (!Again.ToolError.empty())
-                  return std::nullopt;
-                return Again.CompileErrors.size();
-              }))
-        Failed = true;
-    }
-  }
-  printCompileErrors(CompileErrors);
-  printVacuousUnits(Vacuous);
+/// The fix-it export, the report and the fixed files, in that order.
+void writeOutputs(const tooling::CompilationDatabase &Compilations,
+                  IntrusiveRefCntPtr<vfs::OverlayFileSystem> BaseFS,
+                  const std::string &SdkFallback, RunState &Run) {
+  // Before the report, so that its exit code counts a failed export.
+  if (!exportFixesIfRequested(Run.Findings))
+    Run.Failed = true;
+  Report Result{Run.Findings, Run.CompileErrors, Run.ToolErrors,
+                Run.Enabled,  Run.exitStatus(),  Run.Fallbacks,
+                Run.Vacuous};
+  if (!emitReport(Result))
+    Run.Failed = true;
+  if (!fixesRequested())
+    return;
+  // After the report, whose snippets show the code as it was analysed.
+  // Each fixed unit is parsed again, without the cache or a preamble.
+  Analyser Recheck(createOptionsProvider(BaseFS, Run.Failed), BaseFS,
+                   SdkFallback);
+  if (!applyFixesIfRequested(
+          Run.UnitResults, [&](StringRef File) -> std::optional<size_t> {
+            UnitResult Again = Recheck.run(Compilations, File);
+            if (!Again.ToolError.empty())
+              return std::nullopt;
+            return Again.CompileErrors.size();
+          }))
+    Run.Failed = true;
+}
 
-  if (!Quiet) {
-    errs() << Findings.size() << " finding" << (Findings.size() == 1 ? "" : "s")
-           << " in " << Files.size() << " file"
-           << (Files.size() == 1 ? "" : "s");
-    if (Stats.FromCache)
-      errs() << " (" << Stats.Analysed << " analysed, " << Stats.FromCache
-             << " from the cache)";
-    if (!Vacuous.empty())
-      errs() << "; " << Vacuous.size()
-             << (Vacuous.size() == 1 ? " unit's analysis was"
-                                     : " units' analyses were")
-             << " vacuous";
-    if (Hidden)
-      errs() << "; " << Hidden << " known finding" << (Hidden == 1 ? "" : "s")
-             << " hidden by the baseline";
-    errs() << "\n";
-  }
-  return exitCode(Failed, !Vacuous.empty(), !Findings.empty());
+/// The one-line summary on standard error.
+void printSummary(const RunState &Run) {
+  size_t Found = Run.Findings.size(), Files = Run.Files.size();
+  errs() << Found << " finding" << (Found == 1 ? "" : "s") << " in " << Files
+         << " file" << (Files == 1 ? "" : "s");
+  if (Run.Stats.FromCache)
+    errs() << " (" << Run.Stats.Analysed << " analysed, "
+           << Run.Stats.FromCache << " from the cache)";
+  if (!Run.Vacuous.empty())
+    errs() << "; " << Run.Vacuous.size()
+           << (Run.Vacuous.size() == 1 ? " unit's analysis was"
+                                       : " units' analyses were")
+           << " vacuous";
+  if (Run.Hidden)
+    errs() << "; " << Run.Hidden << " known finding"
+           << (Run.Hidden == 1 ? "" : "s") << " hidden by the baseline";
+  errs() << "\n";
+}
+
+} // namespace
+
+int main(int Argc, const char **Argv) {
+  InitLLVM Init(Argc, Argv);
+  if (!parseOwnOptions(Argc, Argv))
+    return ExitToolError;
+  applyColorOption();
+  if (std::optional<int> Code = runSubcommand())
+    return *Code;
+
+  // The configuration, as the first source file sees it.
+  RunState Run;
+  auto BaseFS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
+      vfs::getRealFileSystem());
+  auto OptionsProvider = createOptionsProvider(BaseFS, Run.Failed);
+  if (!OptionsProvider)
+    return ExitToolError;
+  ClangTidyOptions Effective = OptionsProvider->getOptions(
+      SourcePaths.empty() ? "dummy.cpp" : SourcePaths[0]);
+  Run.Enabled =
+      getCheckNames(Effective, /*AllowEnablingAnalyzerAlphaCheckers=*/false);
+  if (std::optional<int> Code = answerQuery(Effective, Run.Enabled))
+    return *Code;
+  unsigned ShardIndex = 1, ShardCount = 1;
+  if (!checkInvocation(Effective, Run.Enabled, ShardIndex, ShardCount))
+    return ExitToolError;
+
+  // The units and their compile commands.
+  std::unique_ptr<tooling::CompilationDatabase> Compilations =
+      createCompileDatabase(Argc, Argv, Run);
+  if (!Compilations)
+    return ExitToolError;
+  selectFiles(*Compilations, ShardIndex, ShardCount, Run);
+
+  // The analysis.
+  std::optional<FindingsCache> Cache;
+  std::optional<SharedPreambles> Preambles;
+  openCaches(Cache, Preambles);
+  std::string SdkFallback =
+      NoSdkFallback ? std::string() : sdkFallbackDirectory(Argv[0]);
+  if (!Run.Files.empty())
+    analyseFiles(*Compilations, Cache ? &*Cache : nullptr,
+                 Preambles ? &*Preambles : nullptr, SdkFallback, Run);
+
+  // The outputs, then what goes to standard error besides.
+  applyBaselineOptions(outputOptionsFromCommandLine(), Run);
+  if (!Run.Files.empty())
+    writeOutputs(*Compilations, BaseFS, SdkFallback, Run);
+  printCompileErrors(Run.CompileErrors);
+  printVacuousUnits(Run.Vacuous);
+  if (!Quiet)
+    printSummary(Run);
+  return Run.exitStatus();
 }
