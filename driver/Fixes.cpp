@@ -117,6 +117,116 @@ struct FixPlan {
   }
 };
 
+/// Prints that File could not be fixed (or restored) and why.
+void fileError(StringRef What, StringRef File, const Twine &Why) {
+  WithColor::error(errs(), "ddplint")
+      << "cannot " << What << " '" << File << "': " << Why << "\n";
+}
+
+/// The fix-its of every unit's findings that fit together; a fix-it that
+/// overlaps one planned before is left out, with a warning.
+FixPlan planFixes(ArrayRef<UnitResult> Units) {
+  FixPlan Plan;
+  Plan.FilesOfUnit.resize(Units.size());
+  for (size_t U = 0; U < Units.size(); ++U)
+    for (const Finding &F : Units[U].Findings) {
+      std::vector<Replacement> Edits = fixesOf(F, FixUnsafe);
+      if (!Edits.empty() && !Plan.add(Edits, U))
+        WithColor::warning(errs(), "ddplint")
+            << position(F.Where) << ": fix-it not applied: it overlaps "
+            << "another fix-it [" << F.Check << "]\n";
+    }
+  return Plan;
+}
+
+/// Applies Edits to File, keeping its old text in Originals when it changed.
+/// Returns false after an error on stderr.
+bool editFile(const std::string &File, const tooling::Replacements &Edits,
+              std::map<std::string, std::string> &Originals) {
+  auto Buffer = MemoryBuffer::getFile(File, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+  if (!Buffer) {
+    fileError("fix", File, Buffer.getError().message());
+    return false;
+  }
+  std::string Old = (*Buffer)->getBuffer().str();
+  Expected<std::string> New = tooling::applyAllReplacements(Old, Edits);
+  if (!New) {
+    fileError("fix", File, toString(New.takeError()));
+    return false;
+  }
+  if (*New == Old)
+    return true; // already fixed: leave the file and its time stamp alone
+  if (Error E = writeAtomically(File, *New)) {
+    fileError("fix", File, toString(std::move(E)));
+    return false;
+  }
+  Originals[File] = std::move(Old);
+  return true;
+}
+
+/// A fix-it that no longer compiles (a name shadowed at the call site, a
+/// header that differs from what the check assumed) is worse than the
+/// finding: parses each changed unit again and returns the files to restore
+/// of those that got worse, with a warning for each.
+std::set<std::string>
+filesOfWorseUnits(ArrayRef<UnitResult> Units, const FixPlan &Plan,
+                  const std::map<std::string, std::string> &Originals,
+                  CompileErrorCounter CountErrors) {
+  std::set<std::string> Restore;
+  for (size_t U = 0; U < Units.size(); ++U) {
+    bool Changed = llvm::any_of(Plan.FilesOfUnit[U], [&](const std::string &F) {
+      return Originals.count(F);
+    });
+    if (!Changed)
+      continue;
+    size_t Before = Units[U].CompileErrors.size();
+    std::optional<size_t> After = CountErrors(Units[U].File);
+    if (After && *After <= Before)
+      continue;
+    raw_ostream &Warn = WithColor::warning(errs(), "ddplint");
+    Warn << "fix-its for '" << Units[U].File << "' reverted: ";
+    if (After)
+      Warn << "the unit no longer compiles as before (" << *After
+           << " compile error" << (*After == 1 ? "" : "s") << ", " << Before
+           << " before)\n";
+    else
+      Warn << "the unit could not be analysed again\n";
+    for (const std::string &F : Plan.FilesOfUnit[U])
+      if (Originals.count(F))
+        Restore.insert(F);
+  }
+  return Restore;
+}
+
+/// Writes back the old text of the files in Restore; the files restored
+/// leave Originals. Returns false after an error on stderr.
+bool restoreFiles(const std::set<std::string> &Restore,
+                  std::map<std::string, std::string> &Originals) {
+  bool Ok = true;
+  for (const std::string &File : Restore) {
+    if (Error E = writeAtomically(File, Originals[File])) {
+      fileError("restore", File, toString(std::move(E)));
+      Ok = false;
+      continue;
+    }
+    Originals.erase(File);
+  }
+  return Ok;
+}
+
+/// Says which files the fix-its changed.
+void printChangedFiles(const std::map<std::string, std::string> &Changed) {
+  unsigned Files = Changed.size();
+  WithColor::note(errs(), "ddplint")
+      << (Files ? "fix-its applied to " + std::to_string(Files) + " file" +
+                      (Files == 1 ? "" : "s")
+                : std::string("no file changed"))
+      << "\n";
+  for (const auto &Entry : Changed)
+    errs() << "  " << Entry.first << "\n";
+}
+
 } // namespace
 
 std::vector<Replacement> fixesOf(const Finding &F, bool Unsafe) {
@@ -181,99 +291,18 @@ bool applyFixesIfRequested(ArrayRef<UnitResult> Units,
                            CompileErrorCounter CountErrors) {
   if (!fixesRequested())
     return true;
-  FixPlan Plan;
-  Plan.FilesOfUnit.resize(Units.size());
-  for (size_t U = 0; U < Units.size(); ++U)
-    for (const Finding &F : Units[U].Findings) {
-      std::vector<Replacement> Edits = fixesOf(F, FixUnsafe);
-      if (!Edits.empty() && !Plan.add(Edits, U))
-        WithColor::warning(errs(), "ddplint")
-            << position(F.Where) << ": fix-it not applied: it overlaps "
-            << "another fix-it [" << F.Check << "]\n";
-    }
-
+  FixPlan Plan = planFixes(Units);
   // Edit the files, keeping what they held to restore a unit that breaks.
-  bool Ok = true;
   std::map<std::string, std::string> Originals;
-  for (auto &[File, Edits] : Plan.ByFile) {
-    if (Edits.empty())
-      continue;
-    auto Buffer = MemoryBuffer::getFile(File, /*IsText=*/false,
-                                        /*RequiresNullTerminator=*/false);
-    if (!Buffer) {
-      WithColor::error(errs(), "ddplint")
-          << "cannot fix '" << File << "': " << Buffer.getError().message()
-          << "\n";
+  bool Ok = true;
+  for (auto &[File, Edits] : Plan.ByFile)
+    if (!Edits.empty() && !editFile(File, Edits, Originals))
       Ok = false;
-      continue;
-    }
-    std::string Old = (*Buffer)->getBuffer().str();
-    Expected<std::string> New =
-        tooling::applyAllReplacements(Old, Edits);
-    if (!New) {
-      WithColor::error(errs(), "ddplint")
-          << "cannot fix '" << File << "': " << toString(New.takeError())
-          << "\n";
-      Ok = false;
-      continue;
-    }
-    if (*New == Old)
-      continue; // already fixed: leave the file and its time stamp alone
-    if (Error E = writeAtomically(File, *New)) {
-      WithColor::error(errs(), "ddplint")
-          << "cannot fix '" << File << "': " << toString(std::move(E))
-          << "\n";
-      Ok = false;
-      continue;
-    }
-    Originals[File] = std::move(Old);
-  }
-
-  // A fix-it that no longer compiles (a name shadowed at the call site, a
-  // header that differs from what the check assumed) is worse than the
-  // finding: parse each unit again and restore its files if it got worse.
-  std::set<std::string> Restore;
-  for (size_t U = 0; U < Units.size(); ++U) {
-    bool Changed = llvm::any_of(Plan.FilesOfUnit[U], [&](const std::string &F) {
-      return Originals.count(F);
-    });
-    if (!Changed)
-      continue;
-    size_t Before = Units[U].CompileErrors.size();
-    std::optional<size_t> After = CountErrors(Units[U].File);
-    if (After && *After <= Before)
-      continue;
-    raw_ostream &Warn = WithColor::warning(errs(), "ddplint");
-    Warn << "fix-its for '" << Units[U].File << "' reverted: ";
-    if (After)
-      Warn << "the unit no longer compiles as before (" << *After
-           << " compile error" << (*After == 1 ? "" : "s") << ", " << Before
-           << " before)\n";
-    else
-      Warn << "the unit could not be analysed again\n";
-    for (const std::string &F : Plan.FilesOfUnit[U])
-      if (Originals.count(F))
-        Restore.insert(F);
-  }
-  for (const std::string &File : Restore) {
-    if (Error E = writeAtomically(File, Originals[File])) {
-      WithColor::error(errs(), "ddplint")
-          << "cannot restore '" << File << "': " << toString(std::move(E))
-          << "\n";
-      Ok = false;
-      continue;
-    }
-    Originals.erase(File);
-  }
-
-  unsigned Files = Originals.size();
-  WithColor::note(errs(), "ddplint")
-      << (Files ? "fix-its applied to " + std::to_string(Files) + " file" +
-                      (Files == 1 ? "" : "s")
-                : std::string("no file changed"))
-      << "\n";
-  for (const auto &Entry : Originals)
-    errs() << "  " << Entry.first << "\n";
+  std::set<std::string> Restore =
+      filesOfWorseUnits(Units, Plan, Originals, CountErrors);
+  if (!restoreFiles(Restore, Originals))
+    Ok = false;
+  printChangedFiles(Originals);
   return Ok;
 }
 
