@@ -16,6 +16,7 @@
 #include "RunStatus.h"
 #include "Subcommands.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -35,7 +36,6 @@ cl::SubCommand MergeCommand(
 
 cl::list<std::string> Shards(cl::Positional, cl::desc("<shard files>"),
                              cl::sub(MergeCommand));
-
 
 bool isSarif(const json::Value &V) {
   const json::Object *O = V.getAsObject();
@@ -117,24 +117,14 @@ std::optional<json::Value> mergeSarif(std::vector<json::Value> Logs,
   return Out;
 }
 
-} // namespace
-
-std::optional<int> runMergeCommand() {
-  if (!MergeCommand)
-    return std::nullopt;
-  if (Shards.empty()) {
-    WithColor::error(errs(), "ddplint")
-        << "no shard files; usage: ddplint merge [--output FILE] SHARD...\n";
-    return ExitToolError;
-  }
-
-  std::vector<json::Value> Docs;
-  bool Sarif = false;
+/// Reads and parses every shard into Docs; Sarif says which format they
+/// share. Returns false after an error on stderr.
+bool readShards(std::vector<json::Value> &Docs, bool &Sarif) {
   for (const std::string &Path : Shards) {
     auto Fail = [&](const Twine &Why) {
       WithColor::error(errs(), "ddplint")
           << "cannot merge '" << Path << "': " << Why << "\n";
-      return ExitToolError;
+      return false;
     };
     auto Buffer = MemoryBuffer::getFileOrSTDIN(Path);
     if (!Buffer)
@@ -151,61 +141,95 @@ std::optional<int> runMergeCommand() {
     Sarif = ThisSarif;
     Docs.push_back(std::move(*Parsed));
   }
+  return true;
+}
 
-  // The exit code a single run over every unit would have returned.
-  int ExitCode = ExitClean;
+/// The exit code a single run over the units of these SARIF logs would have
+/// returned.
+int sarifExitCode(ArrayRef<json::Value> Logs) {
   bool ToolError = false, Vacuous = false, Findings = false;
-  std::optional<json::Value> Merged; // SARIF
-  Report Combined;                    // ddplint JSON
-  std::string Error;
-  if (Sarif) {
-    for (const json::Value &D : Docs)
-      for (const json::Value &Run : *D.getAsObject()->getArray("runs"))
-        if (const json::Object *RO = Run.getAsObject()) {
-          if (const json::Array *Rs = RO->getArray("results"); Rs && !Rs->empty())
-            Findings = true;
-          if (const json::Array *Is = RO->getArray("invocations"))
-            for (const json::Value &I : *Is)
-              if (const json::Object *IO = I.getAsObject())
-                readInvocation(*IO, ToolError, Vacuous);
-        }
-    ExitCode = exitCode(ToolError, Vacuous, Findings);
-    Merged = mergeSarif(std::move(Docs), Error);
-  } else {
-    Report R;
-    std::set<std::string> Checks;
-    for (const std::string &Path : Shards)
-      if (std::string Why = loadFindingsFile(Path, R, Checks); !Why.empty()) {
-        WithColor::error(errs(), "ddplint") << "cannot merge: " << Why << "\n";
-        return ExitToolError;
+  for (const json::Value &D : Logs)
+    for (const json::Value &Run : *D.getAsObject()->getArray("runs"))
+      if (const json::Object *RO = Run.getAsObject()) {
+        if (const json::Array *Rs = RO->getArray("results"); Rs && !Rs->empty())
+          Findings = true;
+        if (const json::Array *Is = RO->getArray("invocations"))
+          for (const json::Value &I : *Is)
+            if (const json::Object *IO = I.getAsObject())
+              readInvocation(*IO, ToolError, Vacuous);
       }
-    sortAndUnique(R.Findings);
-    sortAndUnique(R.CompileErrors);
-    R.Checks.assign(Checks.begin(), Checks.end());
-    ExitCode = exitCode(!R.ToolErrors.empty(), !R.Vacuous.empty(),
-                        !R.Findings.empty());
-    Combined = std::move(R);
-  }
-  if (Sarif && !Merged) {
-    WithColor::error(errs(), "ddplint") << "cannot merge: " << Error << "\n";
-    return ExitToolError;
-  }
+  return exitCode(ToolError, Vacuous, Findings);
+}
 
-  auto Print = [&](raw_ostream &OS) {
-    if (Sarif)
-      OS << formatv("{0:2}", *Merged) << "\n";
-    else
-      printJSON(OS, Combined);
-  };
+/// The findings of every ddplint JSON shard as one run would print them, or
+/// None after an error on stderr.
+std::optional<Report> mergeFindingsFiles() {
+  Report R;
+  std::set<std::string> Checks;
+  for (const std::string &Path : Shards)
+    if (std::string Why = loadFindingsFile(Path, R, Checks); !Why.empty()) {
+      WithColor::error(errs(), "ddplint") << "cannot merge: " << Why << "\n";
+      return std::nullopt;
+    }
+  sortAndUnique(R.Findings);
+  sortAndUnique(R.CompileErrors);
+  R.Checks.assign(Checks.begin(), Checks.end());
+  return R;
+}
+
+/// Prints the merged document on stdout or into --output. Returns false
+/// after an error on stderr.
+bool writeMerged(function_ref<void(raw_ostream &)> Print) {
   std::string Output = outputPath();
   if (Output.empty()) {
     Print(outs());
-  } else if (std::string Why = writeAtomically(Output, Print); !Why.empty()) {
+    return true;
+  }
+  if (std::string Why = writeAtomically(Output, Print); !Why.empty()) {
     WithColor::error(errs(), "ddplint")
         << "cannot write '" << Output << "': " << Why << "\n";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::optional<int> runMergeCommand() {
+  if (!MergeCommand)
+    return std::nullopt;
+  if (Shards.empty()) {
+    WithColor::error(errs(), "ddplint")
+        << "no shard files; usage: ddplint merge [--output FILE] SHARD...\n";
     return ExitToolError;
   }
-  return ExitCode;
+  std::vector<json::Value> Docs;
+  bool Sarif = false;
+  if (!readShards(Docs, Sarif))
+    return ExitToolError;
+
+  if (Sarif) {
+    int ExitCode = sarifExitCode(Docs);
+    std::string Error;
+    std::optional<json::Value> Merged = mergeSarif(std::move(Docs), Error);
+    if (!Merged) {
+      WithColor::error(errs(), "ddplint") << "cannot merge: " << Error << "\n";
+      return ExitToolError;
+    }
+    if (!writeMerged([&](raw_ostream &OS) {
+          OS << formatv("{0:2}", *Merged) << "\n";
+        }))
+      return ExitToolError;
+    return ExitCode;
+  }
+
+  std::optional<Report> Combined = mergeFindingsFiles();
+  if (!Combined)
+    return ExitToolError;
+  if (!writeMerged([&](raw_ostream &OS) { printJSON(OS, *Combined); }))
+    return ExitToolError;
+  return exitCode(!Combined->ToolErrors.empty(), !Combined->Vacuous.empty(),
+                  !Combined->Findings.empty());
 }
 
 } // namespace ddplint
