@@ -29,19 +29,6 @@ using namespace llvm;
 namespace ddplint {
 namespace {
 
-/// Headers whose parse dominates a LibTorch unit.
-bool isHeavyInclude(StringRef Name) {
-  return Name.startswith("torch/") || Name.startswith("ATen/") ||
-         Name.startswith("c10/") || Name.startswith("c10d/");
-}
-
-/// Skips spaces and tabs from I; returns the new position.
-size_t skipBlanks(StringRef Text, size_t I) {
-  while (I < Text.size() && (Text[I] == ' ' || Text[I] == '\t'))
-    ++I;
-  return I;
-}
-
 /// The compile command of the unit, as the PCH must be built: the same
 /// flags, no input file, no outputs, no dependency files, no -c.
 std::vector<std::string> pchArguments(const tooling::CompileCommand &Command) {
@@ -189,176 +176,56 @@ quoteSearchDirectories(const tooling::CompileCommand &Command) {
   return Quote;
 }
 
-} // namespace
-
-namespace {
-
-struct LeadingInclude {
-  size_t Begin, End;  ///< The directive's line in the scanned text.
-  std::string Line;   ///< As the shared header spells it.
-  std::string Quoted; ///< For a quoted include, the file it names, if found.
-  bool Heavy = false;
+/// The files of one shared preamble in the cache: the header of its include
+/// lines, the PCH, and the list of files the PCH was built from.
+struct PreambleFiles {
+  std::string Header, PCH, Deps;
 };
 
-/// Finds the file a quoted include names: beside the including file, then
-/// in the quote and user search directories, as the preprocessor would.
-std::string resolveQuoted(StringRef Name, StringRef IncluderDirectory,
-                          ArrayRef<std::string> SearchDirectories) {
-  SmallString<256> Candidate(IncluderDirectory);
-  sys::path::append(Candidate, Name);
-  if (sys::fs::exists(Candidate))
-    return std::string(Candidate);
-  for (const std::string &Dir : SearchDirectories) {
-    Candidate = Dir;
-    sys::path::append(Candidate, Name);
-    if (sys::fs::exists(Candidate))
-      return std::string(Candidate);
-  }
-  return "";
+PreambleFiles filesOf(StringRef Dir, StringRef Key) {
+  SmallString<256> Base(Dir);
+  sys::path::append(Base, Key);
+  return {(Base + ".h").str(), (Base + ".pch").str(),
+          (Base + ".deps.json").str()};
 }
 
-/// The include directives a file starts with. Comments and blank lines may
-/// sit between them; in a header, so may `#pragma once` and an include
-/// guard's `#ifndef`/`#define` pair at the top. Anything else ends the run.
-std::vector<LeadingInclude>
-leadingIncludes(StringRef Text, StringRef Directory,
-                ArrayRef<std::string> SearchDirectories, bool IsHeader) {
-  std::vector<LeadingInclude> Includes;
-  std::string Guard; // The macro an #ifndef at the top tests.
-  size_t I = 0;
-  while (I < Text.size()) {
-    char C = Text[I];
-    if (C == ' ' || C == '\t' || C == '\r' || C == '\n') {
-      ++I;
-      continue;
-    }
-    if (Text.substr(I).startswith("//")) {
-      size_t End = Text.find('\n', I);
-      if (End != StringRef::npos && End > I && Text[End - 1] == '\\')
-        break; // A comment continued onto the next line: do not guess.
-      I = End == StringRef::npos ? Text.size() : End;
-      continue;
-    }
-    if (Text.substr(I).startswith("/*")) {
-      size_t End = Text.find("*/", I + 2);
-      if (End == StringRef::npos)
-        break;
-      I = End + 2;
-      continue;
-    }
-    if (C != '#')
-      break;
-    size_t LineEnd = Text.find('\n', I);
-    if (LineEnd == StringRef::npos)
-      LineEnd = Text.size();
-    StringRef Line = Text.slice(I, LineEnd).rtrim("\r");
-    if (Line.endswith("\\"))
-      break;
-    StringRef Directive = Line.drop_front().ltrim(" \t");
-    if (IsHeader && Includes.empty()) {
-      SmallVector<StringRef, 3> Words;
-      Directive.split(Words, ' ', -1, /*KeepEmpty=*/false);
-      if (Words.size() == 2 && Words[0] == "pragma" && Words[1] == "once") {
-        I = LineEnd;
-        continue;
-      }
-      if (Words.size() == 2 && Words[0] == "ifndef" && Guard.empty()) {
-        Guard = Words[1].str();
-        I = LineEnd;
-        continue;
-      }
-      if (Words.size() == 2 && Words[0] == "define" && Words[1] == Guard) {
-        I = LineEnd;
-        continue;
-      }
-      if (!Guard.empty() && Words.size() >= 1 && Words[0] != "include")
-        break;
-    }
-    if (!Directive.consume_front("include"))
-      break;
-    Directive = Directive.ltrim(" \t");
-    if (Directive.empty() || (Directive[0] != '<' && Directive[0] != '"'))
-      break;
-    char Closer = Directive[0] == '<' ? '>' : '"';
-    size_t Close = Directive.find(Closer, 1);
-    if (Close == StringRef::npos)
-      break;
-    StringRef Rest = Directive.drop_front(Close + 1).trim();
-    if (!Rest.empty() && !Rest.startswith("//"))
-      break;
-    StringRef Name = Directive.slice(1, Close);
-    LeadingInclude Inc{I, LineEnd, "#include " + Directive.take_front(Close + 1).str(),
-                       "", false};
-    if (Closer == '"') {
-      // The shared header lives elsewhere, so it names the file by its
-      // absolute path (and the key of the preamble follows).
-      Inc.Quoted = resolveQuoted(Name, Directory, SearchDirectories);
-      if (!Inc.Quoted.empty())
-        Inc.Line = "#include \"" + Inc.Quoted + "\"";
-    } else {
-      Inc.Heavy = isHeavyInclude(Name);
-    }
-    Includes.push_back(std::move(Inc));
-    I = LineEnd;
+/// The dependency list of a PCH on disk into Deps; false when there is no
+/// PCH, or no list to use.
+bool readStoredDependencies(const PreambleFiles &Files,
+                            std::vector<std::string> &Deps) {
+  auto Stored = MemoryBuffer::getFile(Files.Deps);
+  if (!Stored || !sys::fs::exists(Files.PCH))
+    return false;
+  Expected<json::Value> Parsed = json::parse((*Stored)->getBuffer());
+  if (!Parsed) {
+    consumeError(Parsed.takeError());
+    return false;
   }
-  return Includes;
+  json::Path::Root Root;
+  return fromJSON(*Parsed, Deps, Root);
+}
+
+/// Writes the shared header (unless there already), builds its PCH under
+/// Command and stores the list of files it was built from (Deps). False
+/// when a step fails.
+bool buildAndStore(StringRef Dir, StringRef Header, const PreambleFiles &Files,
+                   const tooling::CompileCommand &Command,
+                   std::vector<std::string> &Deps) {
+  if (sys::fs::create_directories(Dir))
+    return false;
+  if (!sys::fs::exists(Files.Header) &&
+      !writeAtomically(Files.Header, [&](raw_ostream &OS) {
+         OS << Header;
+       }).empty())
+    return false;
+  if (!buildPCH(Files.Header, Files.PCH, Command, Deps))
+    return false;
+  return writeAtomically(Files.Deps, [&](raw_ostream &OS) {
+           OS << json::Value(json::Array(Deps));
+         }).empty();
 }
 
 } // namespace
-
-std::optional<PreambleSplit>
-splitPreamble(StringRef Text, StringRef MainDirectory,
-              ArrayRef<std::string> SearchDirectories) {
-  std::vector<LeadingInclude> Includes =
-      leadingIncludes(Text, MainDirectory, SearchDirectories, false);
-  size_t LastHeavy = 0; // 1 + index into Includes
-  for (size_t K = 0; K < Includes.size(); ++K)
-    if (Includes[K].Heavy)
-      LastHeavy = K + 1;
-
-  PreambleSplit Split;
-  Split.BlankedMain = Text.str();
-
-  // "Related header first": the file starts with a project header that
-  // itself starts with the heavy includes (after its include guard). Those
-  // are then the first thing the unit preprocesses, so a PCH of just them
-  // may stand in for them, shared with every unit that does the same; the
-  // main file keeps its text, and the header's own includes find them
-  // already included.
-  std::vector<LeadingInclude> Chain = Includes;
-  for (unsigned Depth = 0;
-       Depth < 8 && !Chain.empty() && !Chain.front().Quoted.empty();
-       ++Depth) {
-    std::string Header = Chain.front().Quoted;
-    auto Buffer = MemoryBuffer::getFile(Header);
-    if (!Buffer)
-      break;
-    Chain = leadingIncludes((*Buffer)->getBuffer(),
-                            sys::path::parent_path(Header), SearchDirectories,
-                            /*IsHeader=*/true);
-    size_t HeaderHeavy = 0;
-    for (size_t K = 0; K < Chain.size(); ++K)
-      if (Chain[K].Heavy)
-        HeaderHeavy = K + 1;
-    if (HeaderHeavy) {
-      for (size_t K = 0; K < HeaderHeavy; ++K)
-        Split.Header += Chain[K].Line + "\n";
-      return Split;
-    }
-  }
-
-  // The main file's own run, up to its last heavy include.
-  if (!LastHeavy)
-    return std::nullopt;
-  for (size_t K = 0; K < LastHeavy; ++K) {
-    const LeadingInclude &Inc = Includes[K];
-    Split.Header += Inc.Line + "\n";
-    for (size_t P = Inc.Begin; P < Inc.End; ++P)
-      if (Split.BlankedMain[P] != '\r')
-        Split.BlankedMain[P] = ' ';
-  }
-  return Split;
-}
 
 SharedPreambles::SharedPreambles(std::string CacheDir) {
   SmallString<256> D(CacheDir);
@@ -407,36 +274,20 @@ std::optional<Analyser::PreambleUse>
 SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
                      std::vector<std::string> &Dependencies) {
   PreambleSplit Split;
-  std::optional<std::string> MaybeKey = keyFor(File, Command, Split);
-  if (!MaybeKey)
+  std::optional<std::string> Key = keyFor(File, Command, Split);
+  if (!Key)
     return std::nullopt;
-  const std::string &Key = *MaybeKey;
-
-  SmallString<256> Base(Dir);
-  sys::path::append(Base, Key);
-  std::string HeaderPath = (Base + ".h").str();
-  std::string PCHPath = (Base + ".pch").str();
-  std::string DepsPath = (Base + ".deps.json").str();
+  PreambleFiles Files = filesOf(Dir, *Key);
 
   std::unique_lock<std::mutex> Guard(Lock);
-  auto [It, New] = Entries.try_emplace(Key);
+  auto [It, New] = Entries.try_emplace(*Key);
   Entry &E = It->second;
-  if (!New) {
-    // Wait while the first unit reads an existing PCH's dependency list;
-    // while it compiles a new PCH, parse this unit in full instead: that
-    // keeps this core busy, and costs about what the build has left to run.
-    Done.wait(Guard, [&] { return E.S != Entry::Building; });
-    if (E.S != Entry::Ready)
-      return std::nullopt;
-    ++Reused;
-    Dependencies.insert(Dependencies.end(), E.Dependencies.begin(),
-                        E.Dependencies.end());
-    return Analyser::PreambleUse{E.PCH, std::move(Split.BlankedMain)};
-  }
+  if (!New)
+    return reuse(E, Guard, std::move(Split.BlankedMain), Dependencies);
   // Building a PCH costs about one parse of its headers more than it saves
   // on the first unit: worth it when another unit of this run will reuse
   // it, or when an earlier run left it on disk.
-  if (Announced[Key] < 2 && !sys::fs::exists(PCHPath)) {
+  if (Announced[*Key] < 2 && !sys::fs::exists(Files.PCH)) {
     E.S = Entry::Failed;
     Done.notify_all();
     return std::nullopt;
@@ -446,47 +297,54 @@ SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
   // Built by an earlier run (or by a concurrent one) and still on disk: its
   // dependency list comes with it. Otherwise build it now.
   std::vector<std::string> Deps;
-  bool Ok = false;
-  if (auto Stored = MemoryBuffer::getFile(DepsPath);
-      Stored && sys::fs::exists(PCHPath)) {
-    llvm::Expected<json::Value> Parsed = json::parse((*Stored)->getBuffer());
-    json::Path::Root Root;
-    Ok = Parsed && fromJSON(*Parsed, Deps, Root);
-    if (!Parsed)
-      consumeError(Parsed.takeError());
-  }
+  bool Ok = readStoredDependencies(Files, Deps);
   bool Fresh = false;
   if (!Ok) {
-    Guard.lock();
-    E.S = Entry::Compiling;
-    Done.notify_all();
-    Guard.unlock();
+    setState(E, Entry::Compiling);
     Deps.clear();
-    Ok = !sys::fs::create_directories(Dir) &&
-         (sys::fs::exists(HeaderPath) ||
-          writeAtomically(HeaderPath, [&](raw_ostream &OS) {
-            OS << Split.Header;
-          }).empty()) &&
-         buildPCH(HeaderPath, PCHPath, Command, Deps) &&
-         writeAtomically(DepsPath, [&](raw_ostream &OS) {
-           OS << json::Value(json::Array(Deps));
-         }).empty();
-    Fresh = Ok;
+    Ok = Fresh = buildAndStore(Dir, Split.Header, Files, Command, Deps);
   }
+  publish(E, Ok, Fresh, Files.PCH, Deps);
+  if (!Ok)
+    return std::nullopt;
+  Dependencies.insert(Dependencies.end(), Deps.begin(), Deps.end());
+  return Analyser::PreambleUse{Files.PCH, std::move(Split.BlankedMain)};
+}
 
-  Guard.lock();
+std::optional<Analyser::PreambleUse>
+SharedPreambles::reuse(Entry &E, std::unique_lock<std::mutex> &Guard,
+                       std::string BlankedMain,
+                       std::vector<std::string> &Dependencies) {
+  // Wait while the first unit reads an existing PCH's dependency list;
+  // while it compiles a new PCH, parse this unit in full instead: that
+  // keeps this core busy, and costs about what the build has left to run.
+  Done.wait(Guard, [&] { return E.S != Entry::Building; });
+  if (E.S != Entry::Ready)
+    return std::nullopt;
+  ++Reused;
+  Dependencies.insert(Dependencies.end(), E.Dependencies.begin(),
+                      E.Dependencies.end());
+  return Analyser::PreambleUse{E.PCH, std::move(BlankedMain)};
+}
+
+void SharedPreambles::setState(Entry &E, Entry::State S) {
+  std::lock_guard<std::mutex> Guard(Lock);
+  E.S = S;
+  Done.notify_all();
+}
+
+void SharedPreambles::publish(Entry &E, bool Ok, bool Fresh,
+                              const std::string &PCH,
+                              const std::vector<std::string> &Deps) {
+  std::lock_guard<std::mutex> Guard(Lock);
   E.S = Ok ? Entry::Ready : Entry::Failed;
-  E.PCH = PCHPath;
+  E.PCH = PCH;
   E.Dependencies = Deps;
   if (Fresh)
     ++Built;
   else if (Ok)
     ++Reused;
   Done.notify_all();
-  if (!Ok)
-    return std::nullopt;
-  Dependencies.insert(Dependencies.end(), Deps.begin(), Deps.end());
-  return Analyser::PreambleUse{PCHPath, std::move(Split.BlankedMain)};
 }
 
 void SharedPreambles::discard(const std::string &PCH) {

@@ -102,6 +102,17 @@ private:
   std::optional<std::string>
   keyFor(llvm::StringRef File, const clang::tooling::CompileCommand &Command,
          PreambleSplit &Split);
+  /// For a unit whose entry another unit claimed first: waits until that
+  /// one knows whether the PCH is on disk, then uses it if it is ready.
+  std::optional<Analyser::PreambleUse>
+  reuse(Entry &E, std::unique_lock<std::mutex> &Guard, std::string BlankedMain,
+        std::vector<std::string> &Dependencies);
+  /// Under the lock: moves E to S and wakes the units waiting on it.
+  void setState(Entry &E, Entry::State S);
+  /// Under the lock: E is ready (Ok) or failed, and was built by this unit
+  /// (Fresh) or found on disk.
+  void publish(Entry &E, bool Ok, bool Fresh, const std::string &PCH,
+               const std::vector<std::string> &Deps);
 
   std::string Dir;
   std::map<std::string, unsigned> Announced;
