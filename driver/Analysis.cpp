@@ -234,6 +234,37 @@ void keepObservations(Observations &Seen, UnitResult &Result,
     Dependencies->Absent = std::move(Seen.Fallback.Absent);
 }
 
+/// The adjustments of every compile command: the configured arguments,
+/// no plugins, and the SDK fallback's directory.
+void appendAdjusters(tooling::ClangTool &Tool, ClangTidyContext &Context,
+                     StringRef SdkFallback) {
+  Tool.appendArgumentsAdjuster(
+      [&Context](const tooling::CommandLineArguments &Args,
+                 StringRef Filename) {
+        return withConfiguredArguments(Context, Args, Filename);
+      });
+  Tool.appendArgumentsAdjuster(tooling::getStripPluginsAdjuster());
+  // Last of all, so that every directory of the command, the configured
+  // ones included, is searched before the fallback.
+  Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+      sdkFallbackArguments(SdkFallback), tooling::ArgumentInsertPosition::END));
+}
+
+/// Generated code can nest an expression tens of thousands deep. clang's
+/// parser moves to a fresh stack when its own runs low, but only on a
+/// thread whose stack bottom it knows, and the matchers and the checks'
+/// AST walks recurse as deep: runs the unit on a thread with a large stack
+/// (reserved, not committed), as clang runs its compiler jobs.
+void runOnLargeStack(tooling::ClangTool &Tool,
+                     tooling::FrontendActionFactory &Factory) {
+  constexpr unsigned StackSize = 512u << 20;
+  llvm::thread Worker(std::optional<unsigned>(StackSize), [&] {
+    noteBottomOfStack();
+    Tool.run(&Factory);
+  });
+  Worker.join();
+}
+
 } // namespace
 
 UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
@@ -247,16 +278,7 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
     return Result;
   tooling::ClangTool Tool(Compilations, {Result.File},
                           std::make_shared<PCHContainerOperations>(), BaseFS);
-  Tool.appendArgumentsAdjuster(
-      [&Context](const tooling::CommandLineArguments &Args,
-                 StringRef Filename) {
-        return withConfiguredArguments(Context, Args, Filename);
-      });
-  Tool.appendArgumentsAdjuster(tooling::getStripPluginsAdjuster());
-  // Last of all, so that every directory of the command, the configured
-  // ones included, is searched before the fallback.
-  Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
-      sdkFallbackArguments(SdkFallback), tooling::ArgumentInsertPosition::END));
+  appendAdjusters(Tool, Context, SdkFallback);
 
   ClangTidyDiagnosticConsumer DiagConsumer(Context, nullptr,
                                            /*RemoveIncompatibleErrors=*/true,
@@ -279,18 +301,7 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
                              Preamble ? Preamble->PCH : std::string());
   // A unit that does not compile still yields what the checks found; its
   // errors come back as clang-diagnostic-error findings.
-  //
-  // Generated code can nest an expression tens of thousands deep. clang's
-  // parser moves to a fresh stack when its own runs low, but only on a
-  // thread whose stack bottom it knows, and the matchers and the checks'
-  // AST walks recurse as deep: run the unit on a thread with a large stack
-  // (reserved, not committed), as clang runs its compiler jobs.
-  constexpr unsigned StackSize = 512u << 20;
-  llvm::thread Worker(std::optional<unsigned>(StackSize), [&] {
-    noteBottomOfStack();
-    Tool.run(&Factory);
-  });
-  Worker.join();
+  runOnLargeStack(Tool, Factory);
 
   LineTable Lines;
   for (const ClangTidyError &E : DiagConsumer.take()) {

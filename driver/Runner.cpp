@@ -178,80 +178,111 @@ UnitResult analyseUnit(Analyser &Analysis, const std::string &File,
   return R;
 }
 
+/// Tells the shared preambles which units would share one: only those are
+/// worth a PCH.
+void announcePreambles(ArrayRef<std::string> Files,
+                       const tooling::CompilationDatabase &Compilations,
+                       const OptionsProviderFactory &MakeOptions,
+                       const RunOptions &Options) {
+  auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
+      vfs::createPhysicalFileSystem());
+  Analyser Planner(MakeOptions(FS), FS, Options.SdkFallback);
+  for (const std::string &File : Files)
+    if (auto Command = Planner.command(Compilations, File))
+      Options.Preambles->expect(File, *Command);
+}
+
+/// The units of one runUnits call and their results: each worker thread
+/// takes the next unit until none is left.
+class UnitQueue {
+public:
+  UnitQueue(ArrayRef<std::string> Files,
+            const tooling::CompilationDatabase &Compilations,
+            const OptionsProviderFactory &MakeOptions,
+            const RunOptions &Options)
+      : Files(Files), Compilations(Compilations), MakeOptions(MakeOptions),
+        Options(Options), Results(Files.size()),
+        Status(Files.size(), Options.Progress) {}
+
+  /// One worker's loop, with its own analyser and file system.
+  void work() {
+    auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
+        vfs::createPhysicalFileSystem());
+    Analyser Analysis(MakeOptions(FS), FS, Options.SdkFallback);
+    for (size_t I; (I = Next++) < Files.size();) {
+      Status.started(Files[I]);
+      run(Analysis, I);
+      Status.finished();
+    }
+  }
+
+private:
+  /// Reuses the cached findings of unit I, or analyses it.
+  void run(Analyser &Analysis, size_t I) {
+    const std::string &File = Files[I];
+    std::optional<tooling::CompileCommand> Command =
+        Analysis.command(Compilations, File);
+    std::string Key, Why = "the cache is off";
+    if (Options.Cache && Command) {
+      Key = FindingsCache::key(
+          File, Command->Directory, Command->CommandLine,
+          tidy::configurationAsText(
+              Analysis.context().getOptionsForFile(File)));
+      if (std::optional<UnitResult> Hit = Options.Cache->lookup(Key, Why)) {
+        Hit->File = File;
+        Results[I] = std::move(*Hit);
+        ++FromCache;
+        if (Options.Verbose) {
+          Status.say("ddplint: reused the findings of " + shownPath(File));
+          sayWhatWasMissed(Status, Results[I]);
+        }
+        return;
+      }
+    }
+    bool UsedPreamble = false;
+    Results[I] = analyseUnit(Analysis, File, Command ? &*Command : nullptr,
+                             Compilations, Options, Key, UsedPreamble);
+    ++Analysed;
+    if (Options.Verbose) {
+      Status.say("ddplint: analysed " + shownPath(File) + " (" + Why +
+                 (UsedPreamble ? "; shared preamble" : "") + ")");
+      sayWhatWasMissed(Status, Results[I]);
+    }
+  }
+
+  ArrayRef<std::string> Files;
+  const tooling::CompilationDatabase &Compilations;
+  const OptionsProviderFactory &MakeOptions;
+  const RunOptions &Options;
+  std::atomic<size_t> Next{0};
+
+public:
+  std::vector<UnitResult> Results;
+  Progress Status;
+  std::atomic<unsigned> Analysed{0}, FromCache{0};
+};
+
 } // namespace
 
 std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
                                  const tooling::CompilationDatabase &Compilations,
                                  const OptionsProviderFactory &MakeOptions,
                                  const RunOptions &Options, RunStats &Stats) {
-  std::vector<UnitResult> Results(Files.size());
-  std::atomic<size_t> Next{0};
-  std::atomic<unsigned> Analysed{0}, FromCache{0};
-  Progress Status(Files.size(), Options.Progress);
-
-  if (Options.Preambles) {
-    // Which units would share a preamble: only those are worth a PCH.
-    auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
-        vfs::createPhysicalFileSystem());
-    Analyser Planner(MakeOptions(FS), FS, Options.SdkFallback);
-    for (const std::string &File : Files)
-      if (auto Command = Planner.command(Compilations, File))
-        Options.Preambles->expect(File, *Command);
-  }
-
-  auto Work = [&] {
-    auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
-        vfs::createPhysicalFileSystem());
-    Analyser Analysis(MakeOptions(FS), FS, Options.SdkFallback);
-    for (size_t I; (I = Next++) < Files.size();) {
-      const std::string &File = Files[I];
-      Status.started(File);
-      std::optional<tooling::CompileCommand> Command =
-          Analysis.command(Compilations, File);
-
-      std::string Key, Why = "the cache is off";
-      if (Options.Cache && Command) {
-        Key = FindingsCache::key(
-            File, Command->Directory, Command->CommandLine,
-            tidy::configurationAsText(
-                Analysis.context().getOptionsForFile(File)));
-        if (std::optional<UnitResult> Hit = Options.Cache->lookup(Key, Why)) {
-          Hit->File = File;
-          Results[I] = std::move(*Hit);
-          ++FromCache;
-          if (Options.Verbose) {
-            Status.say("ddplint: reused the findings of " + shownPath(File));
-            sayWhatWasMissed(Status, Results[I]);
-          }
-          Status.finished();
-          continue;
-        }
-      }
-
-      bool UsedPreamble = false;
-      Results[I] = analyseUnit(Analysis, File, Command ? &*Command : nullptr,
-                               Compilations, Options, Key, UsedPreamble);
-      ++Analysed;
-      if (Options.Verbose) {
-        Status.say("ddplint: analysed " + shownPath(File) + " (" + Why +
-                   (UsedPreamble ? "; shared preamble" : "") + ")");
-        sayWhatWasMissed(Status, Results[I]);
-      }
-      Status.finished();
-    }
-  };
+  UnitQueue Queue(Files, Compilations, MakeOptions, Options);
+  if (Options.Preambles)
+    announcePreambles(Files, Compilations, MakeOptions, Options);
 
   unsigned Jobs = std::max(1u, std::min<unsigned>(Options.Jobs, Files.size()));
   std::vector<std::thread> Workers;
   for (unsigned J = 1; J < Jobs; ++J)
-    Workers.emplace_back(Work);
-  Work();
+    Workers.emplace_back([&Queue] { Queue.work(); });
+  Queue.work();
   for (std::thread &T : Workers)
     T.join();
-  Status.end();
-  Stats.Analysed = Analysed;
-  Stats.FromCache = FromCache;
-  return Results;
+  Queue.Status.end();
+  Stats.Analysed = Queue.Analysed;
+  Stats.FromCache = Queue.FromCache;
+  return std::move(Queue.Results);
 }
 
 } // namespace ddplint

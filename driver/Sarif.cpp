@@ -218,53 +218,53 @@ public:
     return Notifications;
   }
 
-  json::Value log(const Report &R) {
-    // A rule for every enabled check, and for any other check a findings
-    // file brought along, so that every result names a rule.
+  /// A rule for every enabled check, and for any other check a findings
+  /// file brought along, so that every result names a rule; Index receives
+  /// each rule's position.
+  json::Array rules(const Report &R, std::map<std::string, unsigned> &Index) {
     std::set<std::string> Ids(R.Checks.begin(), R.Checks.end());
     for (const Finding &F : R.Findings)
       Ids.insert(F.Check);
-    std::map<std::string, unsigned> Index;
     json::Array Rules;
     for (const std::string &Id : Ids) {
       Index[Id] = Rules.size();
       Rules.push_back(rule(Id));
     }
+    return Rules;
+  }
 
-    std::vector<std::string> Prints = fingerprints(R.Findings, Opts, Sources);
-    json::Array Results;
-    for (size_t I = 0; I < R.Findings.size(); ++I) {
-      const Finding &F = R.Findings[I];
-      json::Object Result{
-          {"ruleId", F.Check},
-          {"ruleIndex", Index[F.Check]},
-          {"level", F.Level == "error" ? "error" : "warning"},
-          {"message", message(F.Message)},
-          {"locations", locations(F.Where)},
-          {"partialFingerprints",
-           json::Object{{FingerprintKey, Prints[I]}}}};
-      json::Array Related;
-      for (const Note &N : F.Notes) {
-        json::Object Loc{{"id", Related.size() + 1},
-                         {"message", message(N.Message)}};
-        if (auto Physical = physicalLocation(N.Where))
-          Loc["physicalLocation"] = std::move(*Physical);
-        Related.push_back(std::move(Loc));
-      }
-      if (!Related.empty())
-        Result["relatedLocations"] = std::move(Related);
-      json::Array Fixes = fixes(F);
-      if (!Fixes.empty())
-        Result["fixes"] = std::move(Fixes);
-      if (F.Runtime) {
-        json::Object Runtime{{"verdict", F.Runtime->Verdict}};
-        if (!F.Runtime->Evidence.empty())
-          Runtime["evidence"] = F.Runtime->Evidence;
-        Result["properties"] = json::Object{{"runtime", std::move(Runtime)}};
-      }
-      Results.push_back(std::move(Result));
+  json::Object result(const Finding &F, unsigned RuleIndex,
+                      const std::string &Fingerprint) {
+    json::Object Result{
+        {"ruleId", F.Check},
+        {"ruleIndex", RuleIndex},
+        {"level", F.Level == "error" ? "error" : "warning"},
+        {"message", message(F.Message)},
+        {"locations", locations(F.Where)},
+        {"partialFingerprints", json::Object{{FingerprintKey, Fingerprint}}}};
+    json::Array Related;
+    for (const Note &N : F.Notes) {
+      json::Object Loc{{"id", Related.size() + 1},
+                       {"message", message(N.Message)}};
+      if (auto Physical = physicalLocation(N.Where))
+        Loc["physicalLocation"] = std::move(*Physical);
+      Related.push_back(std::move(Loc));
     }
+    if (!Related.empty())
+      Result["relatedLocations"] = std::move(Related);
+    json::Array Fixes = fixes(F);
+    if (!Fixes.empty())
+      Result["fixes"] = std::move(Fixes);
+    if (F.Runtime) {
+      json::Object Runtime{{"verdict", F.Runtime->Verdict}};
+      if (!F.Runtime->Evidence.empty())
+        Runtime["evidence"] = F.Runtime->Evidence;
+      Result["properties"] = json::Object{{"runtime", std::move(Runtime)}};
+    }
+    return Result;
+  }
 
+  json::Object invocation(const Report &R) {
     json::Array Notifications = notifications(R);
     // A vacuous analysis did not succeed, whatever the exit code it was
     // given (--no-vacuous-status).
@@ -273,6 +273,17 @@ public:
                             {"exitCode", R.ExitCode}};
     if (!Notifications.empty())
       Invocation["toolExecutionNotifications"] = std::move(Notifications);
+    return Invocation;
+  }
+
+  json::Value log(const Report &R) {
+    std::map<std::string, unsigned> Index;
+    json::Array Rules = rules(R, Index);
+    std::vector<std::string> Prints = fingerprints(R.Findings, Opts, Sources);
+    json::Array Results;
+    for (size_t I = 0; I < R.Findings.size(); ++I)
+      Results.push_back(
+          result(R.Findings[I], Index[R.Findings[I].Check], Prints[I]));
 
     json::Object Driver{{"name", "ddplint"},
                         {"version", DDPLINT_VERSION},
@@ -281,7 +292,7 @@ public:
                         {"rules", std::move(Rules)}};
     json::Object Run{
         {"tool", json::Object{{"driver", std::move(Driver)}}},
-        {"invocations", json::Array{std::move(Invocation)}},
+        {"invocations", json::Array{invocation(R)}},
         {"originalUriBaseIds",
          json::Object{{SrcRoot, json::Object{{"uri", fileURI(Opts.SourceRoot,
                                                              true)}}}}},

@@ -162,80 +162,110 @@ private:
       return error("elements nested too deeply");
     if (!name(Node.Name))
       return false;
+    bool Empty = false;
+    if (!attributes(Node, Empty))
+      return false;
+    return Empty || content(Node, Depth);
+  }
+
+  /// The attributes of a start tag, through its `>`, or its `/>` (Empty).
+  bool attributes(XmlNode &Node, bool &Empty) {
     while (true) {
       size_t Before = Rest.size();
       skipSpace();
-      if (Rest.consume_front("/>"))
+      if (Rest.consume_front("/>")) {
+        Empty = true;
         return true;
+      }
       if (Rest.consume_front(">"))
-        break;
+        return true;
       if (Rest.size() == Before)
         return error("expected white space between attributes");
-      std::string Key, Value;
-      if (!name(Key))
+      if (!attribute(Node))
         return false;
-      skipSpace();
-      if (!Rest.consume_front("="))
-        return error("expected '=' after attribute '" + Key + "'");
-      skipSpace();
-      if (Rest.empty() || (Rest.front() != '"' && Rest.front() != '\''))
-        return error("expected a quoted value for '" + Key + "'");
-      char Quote = Rest.front();
-      Rest = Rest.drop_front();
-      if (!characters(StringRef(Quote == '"' ? "\"<" : "'<"), Value))
-        return false;
-      if (!Rest.consume_front(StringRef(&Quote, 1)))
-        return error("unterminated value of '" + Key + "'");
-      for (const auto &A : Node.Attributes)
-        if (A.first == Key)
-          return error("attribute '" + Key + "' given twice");
-      Node.Attributes.emplace_back(std::move(Key), std::move(Value));
     }
-    // Content, up to the matching end tag.
+  }
+
+  /// One `name="value"` (or `name='value'`) of a start tag.
+  bool attribute(XmlNode &Node) {
+    std::string Key, Value;
+    if (!name(Key))
+      return false;
+    skipSpace();
+    if (!Rest.consume_front("="))
+      return error("expected '=' after attribute '" + Key + "'");
+    skipSpace();
+    if (Rest.empty() || (Rest.front() != '"' && Rest.front() != '\''))
+      return error("expected a quoted value for '" + Key + "'");
+    char Quote = Rest.front();
+    Rest = Rest.drop_front();
+    if (!characters(StringRef(Quote == '"' ? "\"<" : "'<"), Value))
+      return false;
+    if (!Rest.consume_front(StringRef(&Quote, 1)))
+      return error("unterminated value of '" + Key + "'");
+    for (const auto &A : Node.Attributes)
+      if (A.first == Key)
+        return error("attribute '" + Key + "' given twice");
+    Node.Attributes.emplace_back(std::move(Key), std::move(Value));
+    return true;
+  }
+
+  /// An element's content, through the end tag that matches it.
+  bool content(XmlNode &Node, unsigned Depth) {
     while (true) {
       if (Rest.empty())
         return error("no end tag for <" + Node.Name + ">");
-      if (Rest.consume_front("</")) {
-        std::string End;
-        if (!name(End))
-          return false;
-        if (End != Node.Name)
-          return error("</" + End + "> closes <" + Node.Name + ">");
-        skipSpace();
-        if (!Rest.consume_front(">"))
-          return error("malformed end tag");
-        return true;
-      }
-      if (Rest.startswith("<!--")) {
-        if (!skipPast("-->", "comment"))
-          return false;
-      } else if (Rest.consume_front("<![CDATA[")) {
-        size_t End = Rest.find("]]>");
-        if (End == StringRef::npos)
-          return error("unterminated CDATA section");
-        XmlNode Text;
-        Text.IsText = true;
-        Text.Text = Rest.take_front(End).str();
-        Node.Children.push_back(std::move(Text));
-        Rest = Rest.drop_front(End + 3);
-      } else if (Rest.startswith("<?")) {
-        if (!skipPast("?>", "processing instruction"))
-          return false;
-      } else if (Rest.startswith("<!")) {
-        return error("unexpected markup declaration");
-      } else if (Rest.consume_front("<")) {
-        XmlNode Child;
-        if (!element(Child, Depth + 1))
-          return false;
-        Node.Children.push_back(std::move(Child));
-      } else {
-        XmlNode Text;
-        Text.IsText = true;
-        if (!characters("<", Text.Text))
-          return false;
-        Node.Children.push_back(std::move(Text));
-      }
+      if (Rest.consume_front("</"))
+        return endTag(Node);
+      if (!contentItem(Node, Depth))
+        return false;
     }
+  }
+
+  /// The rest of an end tag after its `</`, which must close Node.
+  bool endTag(const XmlNode &Node) {
+    std::string End;
+    if (!name(End))
+      return false;
+    if (End != Node.Name)
+      return error("</" + End + "> closes <" + Node.Name + ">");
+    skipSpace();
+    if (!Rest.consume_front(">"))
+      return error("malformed end tag");
+    return true;
+  }
+
+  /// One piece of content: a comment or processing instruction (skipped),
+  /// a CDATA section or character data (text), or a child element.
+  bool contentItem(XmlNode &Node, unsigned Depth) {
+    if (Rest.startswith("<!--"))
+      return skipPast("-->", "comment");
+    if (Rest.consume_front("<![CDATA[")) {
+      size_t End = Rest.find("]]>");
+      if (End == StringRef::npos)
+        return error("unterminated CDATA section");
+      XmlNode Text;
+      Text.IsText = true;
+      Text.Text = Rest.take_front(End).str();
+      Node.Children.push_back(std::move(Text));
+      Rest = Rest.drop_front(End + 3);
+      return true;
+    }
+    if (Rest.startswith("<?"))
+      return skipPast("?>", "processing instruction");
+    if (Rest.startswith("<!"))
+      return error("unexpected markup declaration");
+    XmlNode Child;
+    if (Rest.consume_front("<")) {
+      if (!element(Child, Depth + 1))
+        return false;
+    } else {
+      Child.IsText = true;
+      if (!characters("<", Child.Text))
+        return false;
+    }
+    Node.Children.push_back(std::move(Child));
+    return true;
   }
 
   StringRef All, Rest;
