@@ -59,40 +59,48 @@ WrapperLife::WrapperLife(const FunctionDecl &Function, ASTContext &Context,
   const Stmt *Body = Function.getBody();
   if (!Body)
     return;
-  auto IsWrapperType = [&](QualType T) {
-    return Vocab.wrapperClassOfHandle(T) != nullptr;
-  };
-
   // Wrappers built before this function runs.
   for (const ParmVarDecl *P : Function.parameters())
-    if (IsWrapperType(P->getType()))
+    if (isWrapperType(P->getType()))
       Wraps.push_back({P, nullptr, nullptr, P->getLocation()});
-  if (const auto *Method = dyn_cast<CXXMethodDecl>(&Function)) {
-    for (const CXXConstructorDecl *Ctor : Method->getParent()->ctors())
-      for (const CXXCtorInitializer *Init : Ctor->inits()) {
-        const FieldDecl *Field = Init->getMember();
-        if (!Field || !Init->isWritten() || !IsWrapperType(Field->getType()))
-          continue;
-        const ValueDecl *Module = moduleNamedIn(Init->getInit(), Vocab);
-        // `Trainer(Net model) : model_(model), ddp_(make_shared<DDP>(model))`:
-        // the other member functions know the module as the field model_.
-        for (const CXXCtorInitializer *Other : Ctor->inits())
-          if (Other->getMember() && Other->isWritten() && Module &&
-              handleDecl(Other->getInit()) == Module &&
-              Vocabulary::moduleClassOfHandle(Other->getMember()->getType()))
-            CopyOf[Other->getMember()] = Module;
-        Wraps.push_back({Field, Module, nullptr, Init->getSourceLocation()});
-      }
-  }
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(&Function))
+    addConstructorBuiltWraps(*Method->getParent());
+  // Wrappers built here.
+  addDeclaredWraps(*Body);
+  addAssignedWraps(*Body);
+  addResetWraps(*Body);
+}
 
-  // Wrappers built here: declarations and assignments.
+bool WrapperLife::isWrapperType(QualType T) const {
+  return Vocab.wrapperClassOfHandle(T) != nullptr;
+}
+
+void WrapperLife::addConstructorBuiltWraps(const CXXRecordDecl &Class) {
+  for (const CXXConstructorDecl *Ctor : Class.ctors())
+    for (const CXXCtorInitializer *Init : Ctor->inits()) {
+      const FieldDecl *Field = Init->getMember();
+      if (!Field || !Init->isWritten() || !isWrapperType(Field->getType()))
+        continue;
+      const ValueDecl *Module = moduleNamedIn(Init->getInit(), Vocab);
+      // `Trainer(Net model) : model_(model), ddp_(make_shared<DDP>(model))`:
+      // the other member functions know the module as the field model_.
+      for (const CXXCtorInitializer *Other : Ctor->inits())
+        if (Other->getMember() && Other->isWritten() && Module &&
+            handleDecl(Other->getInit()) == Module &&
+            Vocabulary::moduleClassOfHandle(Other->getMember()->getType()))
+          CopyOf[Other->getMember()] = Module;
+      Wraps.push_back({Field, Module, nullptr, Init->getSourceLocation()});
+    }
+}
+
+void WrapperLife::addDeclaredWraps(const Stmt &Body) {
   for (const BoundNodes &N :
        match(findAll(declStmt(has(varDecl(hasInitializer(expr())).bind("v")))
                          .bind("d")),
-             *Body, Context)) {
+             Body, Context)) {
     const auto *V = N.getNodeAs<VarDecl>("v");
     const auto *D = N.getNodeAs<DeclStmt>("d");
-    if (IsWrapperType(V->getType())) {
+    if (isWrapperType(V->getType())) {
       addWrap(V, V->getInit(), D, V->getLocation());
     } else if (Vocabulary::moduleClassOfHandle(V->getType())) {
       // `auto alias = model;`, `NetImpl &ref = *model;`,
@@ -103,13 +111,16 @@ WrapperLife::WrapperLife(const FunctionDecl &Function, ASTContext &Context,
         CopyOf[V] = Source;
     }
   }
+}
+
+void WrapperLife::addAssignedWraps(const Stmt &Body) {
   for (const BoundNodes &N : match(
            findAll(expr(anyOf(cxxOperatorCallExpr(
                                   hasOverloadedOperatorName("="),
                                   argumentCountIs(2)),
                               binaryOperator(hasOperatorName("="))))
                        .bind("a")),
-           *Body, Context)) {
+           Body, Context)) {
     const auto *A = N.getNodeAs<Expr>("a");
     const Expr *Lhs, *Rhs;
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(A)) {
@@ -120,22 +131,24 @@ WrapperLife::WrapperLife(const FunctionDecl &Function, ASTContext &Context,
       Rhs = cast<BinaryOperator>(A)->getRHS();
     }
     const ValueDecl *Target = handleDecl(Lhs);
-    if (!Target || !IsWrapperType(Target->getType()))
+    if (!Target || !isWrapperType(Target->getType()))
       continue;
     Rebuilds[Target].push_back(A);
     addWrap(Target, Rhs, A, A->getBeginLoc());
   }
-  // `ddp.reset()`, `ddp.reset(new DDP(model))` on a smart pointer.
+}
+
+void WrapperLife::addResetWraps(const Stmt &Body) {
   for (const BoundNodes &N : match(
            findAll(cxxMemberCallExpr(callee(cxxMethodDecl(hasName("reset"))))
                        .bind("r")),
-           *Body, Context)) {
+           Body, Context)) {
     const auto *R = N.getNodeAs<CXXMemberCallExpr>("r");
     // The smart pointer's own reset (libstdc++ defines it in a base class),
     // not a method of the wrapper reached through `->`.
     const Expr *Object = R->getImplicitObjectArgument()->IgnoreImpCasts();
     const ValueDecl *Target = referencedDecl(Object);
-    if (!Target || !IsWrapperType(Target->getType()) ||
+    if (!Target || !isWrapperType(Target->getType()) ||
         !Vocabulary::isPointerLikeHandle(Target->getType()))
       continue;
     Rebuilds[Target].push_back(R);

@@ -66,6 +66,15 @@ public:
   const Reachability &flow() const { return Flow; }
 
 private:
+  bool isWrapperType(QualType T) const;
+  /// Fields of \p Class that its constructors initialise with a wrapper.
+  void addConstructorBuiltWraps(const CXXRecordDecl &Class);
+  /// Wrapper locals, and the module aliases declared in \p Body.
+  void addDeclaredWraps(const Stmt &Body);
+  /// Wrappers assigned in \p Body: `ddp = std::make_shared<DDP>(model)`.
+  void addAssignedWraps(const Stmt &Body);
+  /// Smart pointers to a wrapper reset in \p Body: `ddp.reset(new DDP(m))`.
+  void addResetWraps(const Stmt &Body);
   void addWrap(const ValueDecl *Wrapper, const Expr *Init, const Stmt *Site,
                SourceLocation Loc);
   bool live(const Wrap &W, const Stmt *At) const;
