@@ -7,8 +7,6 @@
 
 #include "clang/AST/ParentMapContext.h"
 
-#include <functional>
-
 namespace clang::tidy::ddp {
 
 namespace {
@@ -240,73 +238,104 @@ const ModuleUsage::Summary &ModuleUsage::summary(const FunctionDecl &Method,
   return Summaries[&Method] = std::move(S);
 }
 
+/// Where a member function names each field of its class: the statements
+/// (widened to their outermost loop) that use it, directly or through a
+/// member function it calls on `this`.
+class ModuleUsage::SiteWalker {
+public:
+  SiteWalker(ModuleUsage &Usage, const FunctionDecl &Method,
+             const CXXRecordDecl &Class, unsigned Depth)
+      : Usage(Usage), Body(Method.getBody()), Class(Class), Depth(Depth) {}
+
+  /// Walks \p S; \p Site, when set, stands for every use inside a lambda.
+  void walk(const Stmt *S, const Stmt *Site) {
+    if (!S || Opaque)
+      return;
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
+      walk(Lambda->getBody(), Site ? Site : Lambda);
+      return;
+    }
+    if (const auto *ME = dyn_cast<MemberExpr>(S); ME && isThis(ME->getBase())) {
+      if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+        addSite(F, Site ? Site : ME);
+      return;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (walkCallOnThis(*Call, Site))
+        return;
+    // `this` handed elsewhere (`helper(*this)`): members may be used.
+    if (isa<CXXThisExpr>(S)) {
+      Opaque = true;
+      return;
+    }
+    for (const Stmt *Child : S->children())
+      walk(Child, Site);
+  }
+
+  llvm::DenseMap<const FieldDecl *, llvm::SmallVector<const Stmt *, 4>> Sites;
+  /// Members reached without their names: nothing can be said.
+  bool Opaque = false;
+
+private:
+  void addSite(const FieldDecl *F, const Stmt *At) {
+    Sites[F].push_back(widenToLoop(At, Body, Usage.Context));
+  }
+
+  /// A call of a member function on `this`: one that walks the members
+  /// makes the method opaque; a user-defined one uses what its own summary
+  /// says. Returns whether the call was handled.
+  bool walkCallOnThis(const CallExpr &Call, const Stmt *Site) {
+    const Expr *Object = Vocabulary::memberCallObject(Call);
+    if (!isThis(Object))
+      return false;
+    if (Vocabulary::memberWalkReceiver(Call)) {
+      Opaque = true;
+      return true;
+    }
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+    const CXXMethodDecl *Callee = Member ? Member->getMethodDecl() : nullptr;
+    const FunctionDecl *Def = Callee ? userDefinition(*Callee) : nullptr;
+    if (!Def || Depth >= MaxCallDepth)
+      return false;
+    const Summary &Sub = Usage.summary(*Def, Class, Depth + 1);
+    Opaque |= Sub.Opaque;
+    for (const auto &[F, Use] : Sub.Uses) {
+      if (Use == MemberUse::EveryPath)
+        addSite(F, Site ? Site : &Call);
+      else
+        Sites[F]; // at least on some paths
+    }
+    for (const Expr *Arg : Call.arguments())
+      walk(Arg, Site);
+    return true;
+  }
+
+  ModuleUsage &Usage;
+  const Stmt *Body;
+  const CXXRecordDecl &Class;
+  unsigned Depth;
+};
+
 ModuleUsage::Summary ModuleUsage::summarise(const FunctionDecl &Method,
                                             const CXXRecordDecl &Class,
                                             unsigned Depth) {
+  SiteWalker Walker(*this, Method, Class, Depth);
+  Walker.walk(Method.getBody(), nullptr);
   Summary Result;
-  const Stmt *Body = Method.getBody();
-  llvm::DenseMap<const FieldDecl *, llvm::SmallVector<const Stmt *, 4>> Sites;
-  auto AddSite = [&](const FieldDecl *F, const Stmt *At) {
-    Sites[F].push_back(widenToLoop(At, Body, Context));
-  };
-
-  // Walks \p S; \p Site, when set, stands for every use inside a lambda.
-  std::function<void(const Stmt *, const Stmt *)> Walk =
-      [&](const Stmt *S, const Stmt *Site) {
-        if (!S || Result.Opaque)
-          return;
-        if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
-          Walk(Lambda->getBody(), Site ? Site : Lambda);
-          return;
-        }
-        if (const auto *ME = dyn_cast<MemberExpr>(S); ME && isThis(ME->getBase())) {
-          if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
-            AddSite(F, Site ? Site : ME);
-          return;
-        }
-        if (const auto *Call = dyn_cast<CallExpr>(S)) {
-          const Expr *Object = Vocabulary::memberCallObject(*Call);
-          if (isThis(Object) && Vocabulary::memberWalkReceiver(*Call)) {
-            Result.Opaque = true;
-            return;
-          }
-          const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-          const CXXMethodDecl *Callee =
-              Member ? Member->getMethodDecl() : nullptr;
-          const FunctionDecl *Def = Callee ? userDefinition(*Callee) : nullptr;
-          if (isThis(Object) && Def && Depth < MaxCallDepth) {
-            const Summary &Sub = summary(*Def, Class, Depth + 1);
-            Result.Opaque |= Sub.Opaque;
-            for (const auto &[F, Use] : Sub.Uses) {
-              if (Use == MemberUse::EveryPath)
-                AddSite(F, Site ? Site : Call);
-              else
-                Sites[F]; // at least on some paths
-            }
-            for (const Expr *Arg : Call->arguments())
-              Walk(Arg, Site);
-            return;
-          }
-        }
-        // `this` handed elsewhere (`helper(*this)`): members may be used.
-        if (isa<CXXThisExpr>(S)) {
-          Result.Opaque = true;
-          return;
-        }
-        for (const Stmt *Child : S->children())
-          Walk(Child, Site);
-      };
-  Walk(Body, nullptr);
-  if (Result.Opaque || Sites.empty())
+  Result.Opaque = Walker.Opaque;
+  if (Result.Opaque || Walker.Sites.empty())
     return Result;
 
+  // A field is used on every path when no return is reachable from the
+  // entry without passing one of its sites.
+  const Stmt *Body = Method.getBody();
   Reachability Flow(&Method, Body, Context);
   llvm::SmallVector<const Stmt *, 4> Returns;
   forEachStmt(Body, [&](const Stmt *S) {
     if (isa<ReturnStmt>(S))
       Returns.push_back(S);
   });
-  for (const auto &Entry : Sites) {
+  for (const auto &Entry : Walker.Sites) {
     llvm::ArrayRef<const Stmt *> FieldSites = Entry.second;
     bool Skippable;
     if (!Flow.valid() || FieldSites.empty())

@@ -71,6 +71,8 @@ private:
     bool Opaque = false;
   };
 
+  class SiteWalker;
+
   std::vector<RegisteredMember> registrations(const CXXRecordDecl &Class);
   /// Marks members frozen by the class's own code.
   void markFrozen(const CXXRecordDecl &Class,
