@@ -6,11 +6,12 @@
 // they share one precompiled header:
 //
 //   - the shared preamble of a main file is its leading run of `#include`
-//     lines (comments and blank lines may sit between them), up to and
-//     including the last heavy one; anything else (a macro, a conditional,
-//     code) ends the run, since what follows may depend on it. A quoted
-//     include is named by the absolute path of the file it finds, so the
-//     shared header finds the same file;
+//     lines (comments and blank lines may sit between them; a `//` comment
+//     goes on over every line a backslash at its end joins to it, as in
+//     translation phase 2), up to and including the last heavy one;
+//     anything else (a macro, a conditional, code) ends the run, since what
+//     follows may depend on it. A quoted include is named by the absolute
+//     path of the file it finds, so the shared header finds the same file;
 //   - a main file that starts with a project header ("related header
 //     first") shares the heavy include run that header starts with (after
 //     its include guard): those headers are then the first thing the unit

@@ -34,6 +34,27 @@ bool isHeavyInclude(StringRef Name) {
          Name.startswith("c10/") || Name.startswith("c10d/");
 }
 
+/// Whether Line (without its line break) ends in a backslash that splices
+/// the next line onto it (translation phase 2; clang also accepts blanks
+/// between the backslash and the line break).
+bool continuesOnNextLine(StringRef Line) {
+  return Line.rtrim(" \t\v\f\r").endswith("\\");
+}
+
+/// The end of the line comment that starts at I: the line break after it,
+/// past every line a backslash splices onto it; Text.size() when it runs to
+/// the end of Text.
+size_t lineCommentEnd(StringRef Text, size_t I) {
+  for (;;) {
+    size_t End = Text.find('\n', I);
+    if (End == StringRef::npos)
+      return Text.size();
+    if (!continuesOnNextLine(Text.slice(I, End)))
+      return End;
+    I = End + 1;
+  }
+}
+
 /// The first position from I that is neither blank nor inside a comment;
 /// Text.size() when there is none, or when a block comment does not end.
 size_t skipBlanksAndComments(StringRef Text, size_t I) {
@@ -42,11 +63,7 @@ size_t skipBlanksAndComments(StringRef Text, size_t I) {
     if (C == ' ' || C == '\t' || C == '\r' || C == '\n') {
       ++I;
     } else if (Text.substr(I).startswith("//")) {
-      size_t End = Text.find('\n', I);
-      // A comment continued onto the next line: do not guess.
-      if (End != StringRef::npos && End > I && Text[End - 1] == '\\')
-        return Text.size();
-      I = End == StringRef::npos ? Text.size() : End;
+      I = lineCommentEnd(Text, I);
     } else if (Text.substr(I).startswith("/*")) {
       size_t End = Text.find("*/", I + 2);
       if (End == StringRef::npos)
@@ -128,7 +145,8 @@ parseInclude(StringRef Directive, size_t Begin, size_t End,
 
 /// The include directives a file starts with. Comments and blank lines may
 /// sit between them; in a header, so may `#pragma once` and an include
-/// guard's `#ifndef`/`#define` pair at the top. Anything else ends the run.
+/// guard's `#ifndef`/`#define` pair at the top. Anything else ends the run,
+/// and so does a directive a backslash continues.
 std::vector<LeadingInclude>
 leadingIncludes(StringRef Text, StringRef Directory,
                 ArrayRef<std::string> SearchDirectories, bool IsHeader) {
@@ -139,7 +157,7 @@ leadingIncludes(StringRef Text, StringRef Directory,
        I = skipBlanksAndComments(Text, I)) {
     size_t LineEnd = std::min(Text.find('\n', I), Text.size());
     StringRef Line = Text.slice(I, LineEnd).rtrim("\r");
-    if (Line.endswith("\\"))
+    if (continuesOnNextLine(Line))
       break;
     StringRef Directive = Line.drop_front().ltrim(" \t");
     if (IsHeader && Includes.empty()) {
