@@ -1,4 +1,4 @@
-//===--- Configuration.cpp - the checks' configuration ---------------------===//
+//===--- Configuration.cpp - the checks' configuration --------------------===//
 
 #include "Configuration.h"
 #include "Options.h"

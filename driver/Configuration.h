@@ -1,4 +1,4 @@
-//===--- Configuration.h - the checks' configuration -------------*- C++ -*-===//
+//===--- Configuration.h - the checks' configuration ------------*- C++ -*-===//
 //
 // Which checks run and with which options, as clang-tidy decides it:
 // .clang-tidy files next to the sources, or --config / --config-file instead,

@@ -264,10 +264,11 @@ public:
 
 } // namespace
 
-std::vector<UnitResult> runUnits(ArrayRef<std::string> Files,
-                                 const tooling::CompilationDatabase &Compilations,
-                                 const OptionsProviderFactory &MakeOptions,
-                                 const RunOptions &Options, RunStats &Stats) {
+std::vector<UnitResult>
+runUnits(ArrayRef<std::string> Files,
+         const tooling::CompilationDatabase &Compilations,
+         const OptionsProviderFactory &MakeOptions, const RunOptions &Options,
+         RunStats &Stats) {
   UnitQueue Queue(Files, Compilations, MakeOptions, Options);
   if (Options.Preambles)
     announcePreambles(Files, Compilations, MakeOptions, Options);

@@ -287,8 +287,8 @@ createCompileDatabase(int &Argc, const char **Argv, RunState &Run) {
   if (!Compilations || (ExtraArgs.empty() && ExtraArgsBefore.empty()))
     return Compilations;
   auto Adjuster = tooling::combineAdjusters(
-      tooling::getInsertArgumentAdjuster(ExtraArgsBefore,
-                                         tooling::ArgumentInsertPosition::BEGIN),
+      tooling::getInsertArgumentAdjuster(
+          ExtraArgsBefore, tooling::ArgumentInsertPosition::BEGIN),
       tooling::getInsertArgumentAdjuster(ExtraArgs,
                                          tooling::ArgumentInsertPosition::END));
   auto Adjusting = std::make_unique<tooling::ArgumentsAdjustingCompilations>(
