@@ -6,8 +6,10 @@
 // samplers. Every check asks this class instead of spelling names itself.
 //
 // Each classifier is a plain function on the AST, so flow analyses can call
-// it; the AST matchers at the bottom wrap the same functions, so a matcher and
-// a classifier can never disagree.
+// it; the AST matchers in VocabularyMatchers.h wrap the same functions, so a
+// matcher and a classifier can never disagree. The value types the
+// classifiers return are in VocabularyTypes.h, the small AST helpers the
+// checks share in VocabularyHelpers.h; this header includes all three.
 //
 // The option names are shared by every check and read with
 // getLocalOrGlobal: one top-level CheckOptions entry (`WrapperTypes`,
@@ -18,12 +20,12 @@
 #ifndef DDPLINT_CHECKS_VOCABULARY_H
 #define DDPLINT_CHECKS_VOCABULARY_H
 
+#include "VocabularyHelpers.h"
+#include "VocabularyTypes.h"
 #include "utils/NameList.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/ASTMatchers/ASTMatchers.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -32,53 +34,6 @@
 #include <vector>
 
 namespace clang::tidy::ddp {
-
-enum class CollectiveKind {
-  AllReduce,
-  Broadcast,
-  AllGather,
-  Gather,
-  Scatter,
-  Reduce,
-  ReduceScatter,
-  AllToAll,
-  Barrier,
-};
-
-enum class CollectiveApi { C10d, Mpi, Nccl, BoostMpi, Configured };
-
-struct CollectiveInfo {
-  CollectiveKind Kind;
-  CollectiveApi Api;
-  /// Completes later: a c10d `Work`, an `MPI_Request`, an NCCL stream.
-  bool Asynchronous;
-};
-
-llvm::StringRef collectiveKindName(CollectiveKind K);
-llvm::StringRef collectiveApiName(CollectiveApi A);
-
-enum class ParameterCollection { Parameters, NamedParameters };
-
-/// What one call passes for a function's parameters.
-using ParameterBindings = llvm::DenseMap<const ParmVarDecl *, const Expr *>;
-
-/// A loop over a module's parameters: the loop statement and the expression
-/// naming the collection it walks (`m->parameters()`, or `params` in
-/// `for (size_t i = 0; i < params.size(); ++i)`).
-struct ParameterLoop {
-  const Stmt *Loop = nullptr;
-  const Expr *Collection = nullptr;
-  const Stmt *Body = nullptr;
-};
-
-/// The operation of a reducing collective.
-enum class ReduceOpKind {
-  Sum,              // SUM / MPI_SUM / ncclSum / std::plus: the default
-  Average,          // ReduceOp::AVG / ncclAvg
-  PreMultipliedSum, // PREMUL_SUM: each input scaled first (by 1/N for a mean)
-  Other,            // MAX, MIN, PRODUCT, bitwise ...
-  Unknown,          // not visible here (an options parameter, a user functor)
-};
 
 class Vocabulary {
 public:
@@ -513,96 +468,9 @@ private:
   NameList DistributedInitFunctions;
 };
 
-// --- Small AST helpers shared by the checks ------------------------------
-
-/// Strips parentheses, implicit casts, and no-op wrappers that do not change
-/// which object an expression denotes (`std::move`, materialised
-/// temporaries, cleanups, constructor copies).
-const Expr *stripObjectWrappers(const Expr *E);
-/// A declaration's identifier, or "" for operators, constructors and the
-/// like.
-inline llvm::StringRef identifierName(const NamedDecl *D) {
-  return D && D->getDeclName().isIdentifier() ? D->getName() : "";
-}
-/// The name a call's callee is spelled with, also for a call left
-/// unresolved in a template (`sync_gradients(model)` with a dependent
-/// argument, `grads.push_back(p.grad())`) or by a compile error; "" for
-/// operators and callees that are expressions.
-llvm::StringRef spelledCalleeName(const CallExpr &Call);
-/// A call clang could not type-check and kept as a recovery expression
-/// (`all_reduce(p.grad(), pg)` binding a const gradient to a `Tensor &`):
-/// the functions its name lookup found that take as many arguments, in
-/// lookup order, and the arguments.
-struct RecoveredCall {
-  llvm::StringRef Name;
-  llvm::SmallVector<const FunctionDecl *, 2> Candidates;
-  llvm::ArrayRef<const Expr *> Arguments;
-};
-/// Null when \p E's callee is no name lookup, or no candidate fits.
-std::optional<RecoveredCall> recoveredCall(const RecoveryExpr &E);
-/// Whether \p Name, lowercased, contains one of \p Parts (lowercase): the
-/// name heuristics for code the vocabulary cannot resolve.
-bool nameContainsAny(llvm::StringRef Name,
-                     llvm::ArrayRef<llvm::StringLiteral> Parts);
-/// The record a (smart) pointer or reference type points to: strips
-/// references, raw pointers and std::shared_ptr / std::unique_ptr /
-/// c10::intrusive_ptr.
-const CXXRecordDecl *pointeeRecord(QualType T);
-/// The variable or field an expression names after stripObjectWrappers
-/// (`x`, `this->x_`, `x_`), or null.
-const ValueDecl *referencedDecl(const Expr *E);
-/// The variable or field a handle expression names, seeing through `.ptr()`,
-/// `.get()`, `*h`, `&h` and `h.operator->()` as well: the module behind
-/// `model.ptr()`, the loader behind `*loader`, the sampler behind `s->`.
-const ValueDecl *handleDecl(const Expr *E);
-/// The expression a handle expression is reached through, with `.ptr()`,
-/// `.get()`, `*h`, `&h` and `h.operator->()` peeled off: `ddp.module()` for
-/// `ddp.module()->` and `*ddp.module()`.
-const Expr *peelHandle(const Expr *E);
-
-// --- Matchers over the same classifiers ----------------------------------
-namespace matchers {
-using namespace clang::ast_matchers;
-
-AST_MATCHER_P(CallExpr, isCollective, const Vocabulary *, Vocab) {
-  return Vocab->classifyCollective(Node).has_value();
-}
-AST_MATCHER_P(CallExpr, isRankQuery, const Vocabulary *, Vocab) {
-  return Vocab->returnsRank(Node) || Vocab->rankOutputArgument(Node);
-}
-AST_MATCHER_P(CallExpr, isForwardPass, const Vocabulary *, Vocab) {
-  return Vocab->forwardReceiver(Node) != nullptr;
-}
-AST_MATCHER(CallExpr, isParameterCollection) {
-  return Vocabulary::parameterCollection(Node).has_value();
-}
-AST_MATCHER(CallExpr, isGradAccess) { return Vocabulary::isGradAccess(Node); }
-AST_MATCHER(CallExpr, isBackward) {
-  return Vocabulary::backwardRoot(Node) != nullptr;
-}
-AST_MATCHER_P(CallExpr, isOptimizerStep, const Vocabulary *, Vocab) {
-  return Vocab->isOptimizerStep(Node);
-}
-AST_MATCHER_P(CXXRecordDecl, isWrapper, const Vocabulary *, Vocab) {
-  return Vocab->isWrapperClass(Node);
-}
-AST_MATCHER(CXXRecordDecl, isDistributedSampler) {
-  return Vocabulary::isDistributedSampler(Node);
-}
-AST_MATCHER_P(CXXRecordDecl, isShufflingSampler, const Vocabulary *, Vocab) {
-  return Vocab->isShufflingSampler(Node);
-}
-AST_MATCHER(FunctionDecl, isDataLoaderFactory) {
-  return Vocabulary::isDataLoaderFactory(Node);
-}
-/// A type whose values are data loaders over a sampler matching InnerMatcher.
-AST_MATCHER_P(QualType, isDataLoaderOver,
-              ast_matchers::internal::Matcher<CXXRecordDecl>, InnerMatcher) {
-  const CXXRecordDecl *Sampler = Vocabulary::samplerOfLoaderType(Node);
-  return Sampler && InnerMatcher.matches(*Sampler, Finder, Builder);
-}
-
-} // namespace matchers
 } // namespace clang::tidy::ddp
+
+// The matchers wrap the class's classifiers, so they follow its definition.
+#include "VocabularyMatchers.h"
 
 #endif // DDPLINT_CHECKS_VOCABULARY_H

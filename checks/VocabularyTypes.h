@@ -1,0 +1,69 @@
+//===--- VocabularyTypes.h - what the vocabulary's classifiers return ----===//
+//
+// The value types and enumerations the shared vocabulary answers with:
+// collective kinds and APIs, parameter collections and loops, what a call
+// binds to a helper's parameters, reduce operations. Included by
+// Vocabulary.h; checks include that.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_VOCABULARYTYPES_H
+#define DDPLINT_CHECKS_VOCABULARYTYPES_H
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace clang::tidy::ddp {
+
+enum class CollectiveKind {
+  AllReduce,
+  Broadcast,
+  AllGather,
+  Gather,
+  Scatter,
+  Reduce,
+  ReduceScatter,
+  AllToAll,
+  Barrier,
+};
+
+enum class CollectiveApi { C10d, Mpi, Nccl, BoostMpi, Configured };
+
+struct CollectiveInfo {
+  CollectiveKind Kind;
+  CollectiveApi Api;
+  /// Completes later: a c10d `Work`, an `MPI_Request`, an NCCL stream.
+  bool Asynchronous;
+};
+
+llvm::StringRef collectiveKindName(CollectiveKind K);
+llvm::StringRef collectiveApiName(CollectiveApi A);
+
+enum class ParameterCollection { Parameters, NamedParameters };
+
+/// What one call passes for a function's parameters.
+using ParameterBindings = llvm::DenseMap<const ParmVarDecl *, const Expr *>;
+
+/// A loop over a module's parameters: the loop statement and the expression
+/// naming the collection it walks (`m->parameters()`, or `params` in
+/// `for (size_t i = 0; i < params.size(); ++i)`).
+struct ParameterLoop {
+  const Stmt *Loop = nullptr;
+  const Expr *Collection = nullptr;
+  const Stmt *Body = nullptr;
+};
+
+/// The operation of a reducing collective.
+enum class ReduceOpKind {
+  Sum,              // SUM / MPI_SUM / ncclSum / std::plus: the default
+  Average,          // ReduceOp::AVG / ncclAvg
+  PreMultipliedSum, // PREMUL_SUM: each input scaled first (by 1/N for a mean)
+  Other,            // MAX, MIN, PRODUCT, bitwise ...
+  Unknown,          // not visible here (an options parameter, a user functor)
+};
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_VOCABULARYTYPES_H
