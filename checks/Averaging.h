@@ -15,7 +15,8 @@
 // - a loss scaled by 1 / world size before backward(), and a learning rate
 //   divided by the world size in the options of the optimizer that steps
 //   (`SGDOptions(lr / ws)`, `options.lr(lr / ws)`), followed to the
-//   variables, fields and parameters that hold that optimizer.
+//   variables, fields and parameters that hold that optimizer
+//   (LearningRateScaling.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,13 @@
 #include "llvm/ADT/SmallVector.h"
 
 namespace clang::tidy::ddp {
+
+namespace averaging {
+/// Rounds of the fixpoints over the units, and how deep an expression is
+/// followed (Averaging.cpp and LearningRateScaling.cpp alike).
+constexpr unsigned MaxRounds = 6;
+constexpr unsigned MaxExprDepth = 12;
+} // namespace averaging
 
 class Averaging {
 public:

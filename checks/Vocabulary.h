@@ -140,6 +140,12 @@ public:
   /// The closure handed to an optimizer step (`step([&] { ...; return loss;
   /// })`, or a variable holding one), null when it is absent or nullptr.
   const Expr *optimizerStepClosure(const CallExpr &Call) const;
+  /// The options of a `torch::optim` optimizer (`SGDOptions`,
+  /// `AdamOptions`, `OptimizerOptions`, ...) or a class derived from one.
+  static bool isOptimizerOptionsClass(const CXXRecordDecl &RD);
+  /// A method of optimizer options that sets the learning rate:
+  /// `options.lr(x)`, `options.set_lr(x)` (not the getter `lr()`).
+  static bool isLearningRateSetter(const CXXMethodDecl &MD);
 
   // --- Collectives and process groups -----------------------------------
   std::optional<CollectiveInfo> classifyCollective(const CallExpr &Call) const;

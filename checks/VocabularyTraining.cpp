@@ -1,8 +1,8 @@
 //===--- VocabularyTraining.cpp - parameters, gradients and steps ---------===//
 //
 // A module's parameters and their gradients, loops over them, the
-// backward pass, optimizer steps and their closures, and the hooks
-// autograd runs during backward().
+// backward pass, optimizer steps and their closures, optimizer options and
+// their learning rate, and the hooks autograd runs during backward().
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,9 @@
 #include "utils/ParameterLoops.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <string>
 
 namespace clang::tidy::ddp {
 
@@ -162,6 +165,25 @@ const Expr *Vocabulary::optimizerStepClosure(const CallExpr &Call) const {
     return E;
   }
   return E;
+}
+
+bool Vocabulary::isOptimizerOptionsClass(const CXXRecordDecl &RD) {
+  if (!RD.hasDefinition())
+    return false;
+  std::string Name = RD.getQualifiedNameAsString();
+  if (llvm::StringRef(Name).startswith("torch::optim::") &&
+      llvm::StringRef(Name).endswith("Options"))
+    return true;
+  return llvm::any_of(RD.bases(), [](const CXXBaseSpecifier &Base) {
+    const CXXRecordDecl *BaseRD = Base.getType()->getAsCXXRecordDecl();
+    return BaseRD && isOptimizerOptionsClass(*BaseRD);
+  });
+}
+
+bool Vocabulary::isLearningRateSetter(const CXXMethodDecl &MD) {
+  llvm::StringRef Name = identifierName(&MD);
+  return (Name == "lr" || Name == "set_lr") && MD.getNumParams() > 0 &&
+         isOptimizerOptionsClass(*MD.getParent());
 }
 
 //===----------------------------------------------------------------------===//

@@ -157,6 +157,10 @@ private:
       diag(Loc, "gradient switched off");
     if (Vocabulary::definedQueryObject(Call))
       diag(Loc, "asks whether a tensor is defined");
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+      if (const CXXMethodDecl *MD = Member->getMethodDecl();
+          MD && Vocabulary::isLearningRateSetter(*MD))
+        diag(Loc, "learning rate set");
   }
 
   void probeType(SourceLocation Loc, const NamedDecl &D, QualType T) {
@@ -172,6 +176,9 @@ private:
       diag(Loc, "%0 is a communicator") << &D;
     if (Vocabulary::isWorkType(T))
       diag(Loc, "%0 holds pending work") << &D;
+    if (const CXXRecordDecl *O = T.getNonReferenceType()->getAsCXXRecordDecl();
+        O && Vocabulary::isOptimizerOptionsClass(*O))
+      diag(Loc, "%0 holds optimizer options") << &D;
     if (const CXXRecordDecl *S = Vocabulary::samplerOfLoaderType(T))
       diag(Loc, "%0 is a data loader over %1%2")
           << &D << S << (Vocab.isShufflingSampler(*S) ? " (shuffling)" : "");
@@ -189,6 +196,8 @@ private:
       diag(RD.getLocation(), "process group class %0") << &RD;
     if (Vocab.isOptimizerClass(RD))
       diag(RD.getLocation(), "optimizer class %0") << &RD;
+    if (Vocabulary::isOptimizerOptionsClass(RD))
+      diag(RD.getLocation(), "optimizer options class %0") << &RD;
   }
 
   static llvm::StringRef reduceOpName(ReduceOpKind Op) {

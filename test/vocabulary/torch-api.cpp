@@ -130,3 +130,32 @@ void samplers_and_loaders(size_t rank, size_t world) {
 // CHECK: :[[@LINE-1]]:8: warning: 'plain' is a data loader over 'RandomSampler' [probe-vocabulary]
 // CHECK: :[[@LINE-2]]:16: warning: loader default-constructs 'RandomSampler' [probe-vocabulary]
 }
+
+// Optimizer options and the methods that set their learning rate; the getter
+// `lr()` and an `lr` method of another class set none.
+struct WarmupOptions : torch::optim::SGDOptions {
+// CHECK: :[[@LINE-1]]:8: warning: optimizer options class 'WarmupOptions' [probe-vocabulary]
+  using SGDOptions::SGDOptions;
+};
+
+struct Schedule {
+  void lr(double value);
+};
+
+void optimizer_options(torch::optim::SGD &sgd, Schedule &schedule, double lr,
+                       int world) {
+  torch::optim::SGDOptions options(lr / world);
+// CHECK: :[[@LINE-1]]:28: warning: 'options' holds optimizer options [probe-vocabulary]
+  options.lr(lr / world);
+// CHECK: :[[@LINE-1]]:11: warning: learning rate set [probe-vocabulary]
+  WarmupOptions warmup(lr);
+// CHECK: :[[@LINE-1]]:17: warning: 'warmup' holds optimizer options [probe-vocabulary]
+  warmup.momentum(0.9).lr(lr / world);
+// CHECK: :[[@LINE-1]]:24: warning: learning rate set [probe-vocabulary]
+  torch::optim::OptimizerOptions &group = sgd.param_groups()[0].options();
+// CHECK: :[[@LINE-1]]:35: warning: 'group' holds optimizer options [probe-vocabulary]
+  group.set_lr(lr / world);
+// CHECK: :[[@LINE-1]]:9: warning: learning rate set [probe-vocabulary]
+  double current = options.lr();
+  schedule.lr(current);
+}
