@@ -186,7 +186,13 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
   // Gradient hooks that sync make backward() a sync where they were
   // installed first.
   findHookedUnits(Model);
+  summariseHelpers(Model);
+  for (const auto &U : Model.units())
+    if (U->Reported && !Hooked.contains(U.get()))
+      checkUnit(Model, *U);
+}
 
+void UnsyncedGradientsCheck::summariseHelpers(const GradientModel &Model) {
   // Helpers, from their own events: one that runs backward() and returns the
   // gradients unsynced, one that steps on gradients it did not produce.
   for (const auto &U : Model.units()) {
@@ -202,71 +208,80 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
         }))
       StepsUnsynced.insert(U.get());
   }
+}
 
-  for (const auto &U : Model.units()) {
-    if (!U->Reported || Hooked.contains(U.get()))
-      continue;
-    StepEvents E = events(Model, *U);
-    const Reachability &Flow = Model.flow(*U);
-    llvm::SmallVector<const Stmt *, 8> Backwards = statements(E.Backwards);
-    llvm::SmallVector<const Stmt *, 8> Steps = statements(E.Steps);
-    // A sync earlier in the same step: nothing but the backward() between it
-    // and the step.
-    auto EarlySync = [&](const CallExpr *Before,
-                         llvm::ArrayRef<const Stmt *> Boundaries) -> const CallExpr * {
-      for (const CallExpr *Sync : E.Syncs)
-        if (Model.isGradientSync(*U, *Sync, /*Guesses=*/false) &&
-            Flow.reachable(Sync, Before, Boundaries))
-          return Sync;
-      return nullptr;
-    };
-    // Model averaging: the parameters themselves all-reduced after the step.
-    auto AveragesParameters = [&](const CallExpr *Step) {
-      return llvm::any_of(E.ParameterSyncs, [&](const CallExpr *P) {
-        return Flow.reachable(Step, P, Backwards);
-      });
-    };
-
-    for (const CallExpr *Step : E.Steps) {
-      // optimizer.step(closure): backward() runs inside the closure.
-      if (const CallExpr *B = unsyncedClosureBackward(Model, *Step)) {
-        if (Model.hidesCode(*U, GradientModel::looksLikeSync) ||
-            llvm::any_of(Model.callableUnits(Vocab.optimizerStepClosure(*Step)),
-                         [&](const CodeUnit *Closure) {
-                           return Model.hidesCode(*Closure,
-                                                  GradientModel::looksLikeSync);
-                         }))
-          continue;
-        llvm::SmallVector<const Stmt *, 8> Others;
-        for (const Stmt *S : statements(E.Steps, E.Backwards))
-          if (S != Step)
-            Others.push_back(S);
-        if (const CallExpr *Sync = EarlySync(Step, Others))
-          reportEarlySync(*Sync, *B, *Step, /*InClosure=*/true);
-        else if (Model.isDistributed(*U) && !AveragesParameters(Step))
-          reportUnsynced(*Step, stepKind(Model, *U, *Step), *B,
-                         /*InClosure=*/true);
-        continue;
-      }
-      const CallExpr *B = unsyncedBackward(Model, *U, E, Step);
-      const Stmt *Late = nullptr;
-      if (!B) {
-        StepEvents Early = withoutLateCopies(Model, *U, E, *Step, Late);
-        B = Late ? unsyncedBackward(Model, *U, Early, Step) : nullptr;
-      }
-      // A sync compiled out, or dropped with a missing header, may be the
-      // one missing.
-      if (!B || AveragesParameters(Step) ||
-          Model.hidesCode(*U, GradientModel::looksLikeSync, U->commonAncestor(B, Step)))
-        continue;
-      if (const CallExpr *Sync = EarlySync(B, Steps))
-        reportEarlySync(*Sync, *B, *Step, /*InClosure=*/false);
-      else if (Model.isDistributed(*U))
-        reportUnsynced(*Step, stepKind(Model, *U, *Step), *B,
-                       /*InClosure=*/false, copyReduced(Model, *U, *B, *Step),
-                       Late);
-    }
+void UnsyncedGradientsCheck::checkUnit(const GradientModel &Model,
+                                       const CodeUnit &U) {
+  UnitSteps S{U, events(Model, U), Model.flow(U), {}, {}};
+  S.Backwards = statements(S.E.Backwards);
+  S.Steps = statements(S.E.Steps);
+  for (const CallExpr *Step : S.E.Steps) {
+    if (const CallExpr *B = unsyncedClosureBackward(Model, *Step))
+      checkClosureStep(Model, S, *Step, *B);
+    else
+      checkStep(Model, S, *Step);
   }
+}
+
+const CallExpr *UnsyncedGradientsCheck::earlySync(
+    const GradientModel &Model, const UnitSteps &S, const CallExpr &Before,
+    llvm::ArrayRef<const Stmt *> Boundaries) const {
+  for (const CallExpr *Sync : S.E.Syncs)
+    if (Model.isGradientSync(S.U, *Sync, /*Guesses=*/false) &&
+        S.Flow.reachable(Sync, &Before, Boundaries))
+      return Sync;
+  return nullptr;
+}
+
+bool UnsyncedGradientsCheck::averagesParameters(const UnitSteps &S,
+                                                const CallExpr &Step) const {
+  return llvm::any_of(S.E.ParameterSyncs, [&](const CallExpr *P) {
+    return S.Flow.reachable(&Step, P, S.Backwards);
+  });
+}
+
+void UnsyncedGradientsCheck::checkClosureStep(const GradientModel &Model,
+                                              const UnitSteps &S,
+                                              const CallExpr &Step,
+                                              const CallExpr &Backward) {
+  if (Model.hidesCode(S.U, GradientModel::looksLikeSync) ||
+      llvm::any_of(Model.callableUnits(Vocab.optimizerStepClosure(Step)),
+                   [&](const CodeUnit *Closure) {
+                     return Model.hidesCode(*Closure,
+                                            GradientModel::looksLikeSync);
+                   }))
+    return;
+  llvm::SmallVector<const Stmt *, 8> Others;
+  for (const Stmt *Other : statements(S.E.Steps, S.E.Backwards))
+    if (Other != &Step)
+      Others.push_back(Other);
+  if (const CallExpr *Sync = earlySync(Model, S, Step, Others))
+    reportEarlySync(*Sync, Backward, Step, /*InClosure=*/true);
+  else if (Model.isDistributed(S.U) && !averagesParameters(S, Step))
+    reportUnsynced(Step, stepKind(Model, S.U, Step), Backward,
+                   /*InClosure=*/true);
+}
+
+void UnsyncedGradientsCheck::checkStep(const GradientModel &Model,
+                                       const UnitSteps &S,
+                                       const CallExpr &Step) {
+  const CallExpr *B = unsyncedBackward(Model, S.U, S.E, &Step);
+  const Stmt *Late = nullptr;
+  if (!B) {
+    StepEvents Early = withoutLateCopies(Model, S.U, S.E, Step, Late);
+    B = Late ? unsyncedBackward(Model, S.U, Early, &Step) : nullptr;
+  }
+  // A sync compiled out, or dropped with a missing header, may be the one
+  // missing.
+  if (!B || averagesParameters(S, Step) ||
+      Model.hidesCode(S.U, GradientModel::looksLikeSync,
+                      S.U.commonAncestor(B, &Step)))
+    return;
+  if (const CallExpr *Sync = earlySync(Model, S, *B, S.Steps))
+    reportEarlySync(*Sync, *B, Step, /*InClosure=*/false);
+  else if (Model.isDistributed(S.U))
+    reportUnsynced(Step, stepKind(Model, S.U, Step), *B, /*InClosure=*/false,
+                   copyReduced(Model, S.U, *B, Step), Late);
 }
 
 const CallExpr *UnsyncedGradientsCheck::copyReduced(const GradientModel &Model,

@@ -33,7 +33,30 @@ private:
     llvm::SmallVector<const CallExpr *, 2> ParameterSyncs;
   };
 
+  /// One unit's steps, as the per-step decisions below see them.
+  struct UnitSteps {
+    const CodeUnit &U;
+    StepEvents E;
+    const Reachability &Flow;
+    llvm::SmallVector<const Stmt *, 8> Backwards, Steps;
+  };
+
   void analyze(const GradientModel &Model) override;
+  /// Fills LeavesUnsynced and StepsUnsynced from each helper's own events.
+  void summariseHelpers(const GradientModel &Model);
+  void checkUnit(const GradientModel &Model, const CodeUnit &U);
+  /// optimizer.step(closure): backward() runs inside the closure.
+  void checkClosureStep(const GradientModel &Model, const UnitSteps &S,
+                        const CallExpr &Step, const CallExpr &Backward);
+  void checkStep(const GradientModel &Model, const UnitSteps &S,
+                 const CallExpr &Step);
+  /// A sync earlier in the same step as \p Before: nothing but the
+  /// \p Boundaries between them; null when there is none.
+  const CallExpr *earlySync(const GradientModel &Model, const UnitSteps &S,
+                            const CallExpr &Before,
+                            llvm::ArrayRef<const Stmt *> Boundaries) const;
+  /// Model averaging: the parameters themselves all-reduced after the step.
+  bool averagesParameters(const UnitSteps &S, const CallExpr &Step) const;
   /// Whether unit U installs gradient hooks that sync: a `register_hook` or
   /// `add_post_hook` whose callback syncs, a call of a hook installer
   /// defined elsewhere and handed the communicator, or an application of a
