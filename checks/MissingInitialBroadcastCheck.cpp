@@ -22,8 +22,7 @@ bool clonesModule(const Stmt *S) {
   if (!S)
     return false;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
-    if (identifierName(Member->getMethodDecl()) == "clone" &&
-        Vocabulary::isModuleClass(*Member->getMethodDecl()->getParent()))
+    if (Vocabulary::moduleCopySource(*Member))
       return true;
   return llvm::any_of(S->children(), clonesModule);
 }
@@ -101,12 +100,9 @@ bool differsPerProcess(const Stmt *S, unsigned Depth = 0) {
 
 /// Whether a body copies data into tensors (`p.copy_(...)`, `set_data`).
 bool copiesIntoTensors(const Stmt &Body) {
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Body)) {
-    llvm::StringRef Name = identifierName(Member->getMethodDecl());
-    if ((Name == "copy_" || Name == "set_data" || Name == "set_") &&
-        identifierName(Member->getMethodDecl()->getParent()).contains("Tensor"))
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Body))
+    if (Vocabulary::copiesIntoTensor(*Member))
       return true;
-  }
   for (const Stmt *Child : Body.children())
     if (Child && !isa<LambdaExpr>(Child) && copiesIntoTensors(*Child))
       return true;
@@ -120,14 +116,10 @@ bool touchesOnlyBuffers(const Stmt &Body, ASTContext &Context) {
   bool Buffers = false, Parameters = false;
   for (const BoundNodes &N :
        match(findAll(cxxMemberCallExpr().bind("c")), Body, Context)) {
-    const auto *Member = N.getNodeAs<CXXMemberCallExpr>("c");
-    const CXXMethodDecl *MD = Member->getMethodDecl();
-    if (!MD || !Vocabulary::isModuleClass(*MD->getParent()))
-      continue;
-    llvm::StringRef Name = identifierName(MD);
-    Buffers |= Name == "buffers" || Name == "named_buffers";
-    Parameters |= Vocabulary::parameterCollection(*Member).has_value() ||
-                  Name == "state_dict";
+    std::optional<ModuleState> State = Vocabulary::moduleStateAccess(
+        *N.getNodeAs<CXXMemberCallExpr>("c"));
+    Buffers |= State == ModuleState::Buffers;
+    Parameters |= State == ModuleState::Parameters;
   }
   return Buffers && !Parameters;
 }

@@ -97,6 +97,12 @@ public:
   // --- Parameters and gradients -----------------------------------------
   static std::optional<ParameterCollection>
   parameterCollection(const CallExpr &Call);
+  /// What a member call on a module reads of its state: `buffers()` and
+  /// `named_buffers()` its buffers; `parameters()`, `named_parameters()`
+  /// and `state_dict()` (which holds them) its parameters; nullopt for
+  /// other calls.
+  static std::optional<ModuleState>
+  moduleStateAccess(const CXXMemberCallExpr &Call);
   /// `t.grad()` or `t.mutable_grad()` on a tensor.
   static bool isGradAccess(const CallExpr &Call);
   /// The loop variable of `for (auto &p : m->parameters())` or of a
@@ -267,6 +273,9 @@ public:
   /// A tensor method that updates its object in place from its arguments:
   /// `add_`, `sub_`, `addcdiv_`, `addcmul_`, `copy_`, `set_`.
   static bool updatesInPlace(llvm::StringRef Method);
+  /// `t.copy_(src)`, `t.set_data(src)`, `t.set_(src)` on a tensor: a call
+  /// that replaces the tensor's data with another's.
+  static bool copiesIntoTensor(const CXXMemberCallExpr &Call);
   /// A type a collective moves data through: a pointer, a tensor, a
   /// `std::vector`, a `c10::ArrayRef`, `boost::mpi::inplace_t`.
   static bool isCollectiveBufferType(QualType T);

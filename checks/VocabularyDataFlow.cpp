@@ -76,6 +76,13 @@ bool Vocabulary::updatesInPlace(llvm::StringRef Method) {
       .Default(false);
 }
 
+bool Vocabulary::copiesIntoTensor(const CXXMemberCallExpr &Call) {
+  const CXXMethodDecl *MD = Call.getMethodDecl();
+  llvm::StringRef Name = identifierName(MD);
+  return (Name == "copy_" || Name == "set_data" || Name == "set_") &&
+         identifierName(MD->getParent()).contains("Tensor");
+}
+
 bool Vocabulary::isCollectiveBufferType(QualType T) {
   T = T.getNonReferenceType();
   if (T->isPointerType())

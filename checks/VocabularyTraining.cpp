@@ -43,6 +43,19 @@ Vocabulary::parameterCollection(const CallExpr &Call) {
   return std::nullopt;
 }
 
+std::optional<ModuleState>
+Vocabulary::moduleStateAccess(const CXXMemberCallExpr &Call) {
+  const CXXMethodDecl *MD = Call.getMethodDecl();
+  if (!MD || !isModuleClass(*MD->getParent()))
+    return std::nullopt;
+  llvm::StringRef Name = identifierName(MD);
+  if (Name == "buffers" || Name == "named_buffers")
+    return ModuleState::Buffers;
+  if (parameterCollection(Call) || Name == "state_dict")
+    return ModuleState::Parameters;
+  return std::nullopt;
+}
+
 bool Vocabulary::isGradAccess(const CallExpr &Call) {
   llvm::StringRef Dependent = dependentMemberName(Call);
   if ((Dependent == "grad" || Dependent == "mutable_grad") &&

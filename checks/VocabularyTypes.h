@@ -43,6 +43,9 @@ llvm::StringRef collectiveApiName(CollectiveApi A);
 
 enum class ParameterCollection { Parameters, NamedParameters };
 
+/// What a call on a module reads of its state (moduleStateAccess).
+enum class ModuleState { Buffers, Parameters };
+
 /// What one call passes for a function's parameters.
 using ParameterBindings = llvm::DenseMap<const ParmVarDecl *, const Expr *>;
 

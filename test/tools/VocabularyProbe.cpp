@@ -158,9 +158,21 @@ private:
     if (Vocabulary::definedQueryObject(Call))
       diag(Loc, "asks whether a tensor is defined");
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
-      if (const CXXMethodDecl *MD = Member->getMethodDecl();
-          MD && Vocabulary::isLearningRateSetter(*MD))
-        diag(Loc, "learning rate set");
+      probeMemberCall(*Member);
+  }
+
+  void probeMemberCall(const CXXMemberCallExpr &Call) {
+    SourceLocation Loc = Call.getExprLoc();
+    if (const CXXMethodDecl *MD = Call.getMethodDecl();
+        MD && Vocabulary::isLearningRateSetter(*MD))
+      diag(Loc, "learning rate set");
+    if (Vocabulary::copiesIntoTensor(Call))
+      diag(Loc, "data copied into a tensor");
+    // parameters() and named_parameters() are reported as collections.
+    if (std::optional<ModuleState> State = Vocabulary::moduleStateAccess(Call);
+        State && !Vocabulary::parameterCollection(Call))
+      diag(Loc, "%select{buffers|parameters}0 of a module read")
+          << (*State == ModuleState::Parameters);
   }
 
   void probeType(SourceLocation Loc, const NamedDecl &D, QualType T) {

@@ -159,3 +159,34 @@ void optimizer_options(torch::optim::SGD &sgd, Schedule &schedule, double lr,
   double current = options.lr();
   schedule.lr(current);
 }
+
+// What a module's state is read through, and the calls that copy data into a
+// tensor (what tells a broadcast of the buffers alone, or one that lands in
+// the parameters); the same names on other classes are neither.
+struct StatefulImpl : torch::nn::Module {
+// CHECK: :[[@LINE-1]]:8: warning: module class 'StatefulImpl' [probe-vocabulary]
+  std::vector<torch::Tensor> state_dict() const { return parameters(); }
+// CHECK: :[[@LINE-1]]:58: warning: parameters of an expression [probe-vocabulary]
+};
+
+struct Store {
+  std::vector<torch::Tensor> buffers() const;
+  void copy_(const Store &other);
+};
+
+void module_state(StatefulImpl &module, torch::Tensor t, torch::Tensor src,
+// CHECK: :[[@LINE-1]]:33: warning: 'module' is a module handle ('StatefulImpl') [probe-vocabulary]
+                  Store &store, Store &other) {
+  auto buffers = module.buffers();
+// CHECK: :[[@LINE-1]]:25: warning: buffers of a module read [probe-vocabulary]
+  auto named = module.named_buffers();
+// CHECK: :[[@LINE-1]]:23: warning: buffers of a module read [probe-vocabulary]
+  auto state = module.state_dict();
+// CHECK: :[[@LINE-1]]:23: warning: parameters of a module read [probe-vocabulary]
+  t.copy_(src);
+// CHECK: :[[@LINE-1]]:5: warning: data copied into a tensor [probe-vocabulary]
+  t.set_data(src);
+// CHECK: :[[@LINE-1]]:5: warning: data copied into a tensor [probe-vocabulary]
+  auto plain = store.buffers();
+  store.copy_(other);
+}
