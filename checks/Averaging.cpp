@@ -9,7 +9,6 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
 
@@ -81,8 +80,7 @@ bool Averaging::isWorldSize(const Expr *E) const {
         Vocabulary::isSizeMethodName(Name))
       return true;
     // torch::tensor(ws), std::max(ws, 1), static_cast through a helper.
-    if (Name == "tensor" || Name == "scalar_tensor" || Name == "full" ||
-        Name == "max" || Name == "min")
+    if (Vocabulary::isTensorOfNumbers(Name) || Name == "max" || Name == "min")
       return llvm::any_of(Call->arguments(),
                           [&](const Expr *Arg) { return isWorldSize(Arg); });
     return false;
@@ -146,7 +144,7 @@ bool Averaging::isPerRank(const Expr *E) const {
       if (PerRankDecls.contains(Callee->Function))
         return true;
     llvm::StringRef Name = identifierName(Call->getDirectCallee());
-    if (Name == "tensor" || Name == "scalar_tensor" || Name == "full")
+    if (Vocabulary::isTensorOfNumbers(Name))
       return llvm::any_of(Call->arguments(),
                           [&](const Expr *Arg) { return isPerRank(Arg); });
     return false;
@@ -155,19 +153,6 @@ bool Averaging::isPerRank(const Expr *E) const {
 }
 
 const Expr *Averaging::averagedTensor(const Expr *E) const {
-  auto IsDivision = [](llvm::StringRef Name) {
-    return llvm::StringSwitch<bool>(Name)
-        .Cases("div", "div_", "divide", "divide_", "true_divide",
-               "true_divide_", true)
-        .Cases("_foreach_div", "_foreach_div_", true)
-        .Default(false);
-  };
-  auto IsProduct = [](llvm::StringRef Name) {
-    return llvm::StringSwitch<bool>(Name)
-        .Cases("mul", "mul_", "multiply", "multiply_", "_foreach_mul",
-               "_foreach_mul_", true)
-        .Default(false);
-  };
   // T / ws, T * (1 / ws), (1 / ws) * T.
   auto Scaled = [&](bool Divides, const Expr *Tensor,
                     const Expr *Factor) -> const Expr * {
@@ -176,10 +161,11 @@ const Expr *Averaging::averagedTensor(const Expr *E) const {
     return nullptr;
   };
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-    llvm::StringRef Name = identifierName(Member->getMethodDecl());
-    if (Member->getNumArgs() >= 1 && (IsDivision(Name) || IsProduct(Name)))
-      return Scaled(IsDivision(Name), Member->getImplicitObjectArgument(),
-                    Member->getArg(0));
+    std::optional<TensorScaling> Scaling =
+        Vocabulary::tensorScaling(identifierName(Member->getMethodDecl()));
+    if (Member->getNumArgs() >= 1 && Scaling)
+      return Scaled(*Scaling == TensorScaling::Division,
+                    Member->getImplicitObjectArgument(), Member->getArg(0));
     return nullptr;
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
@@ -208,9 +194,11 @@ const Expr *Averaging::averagedTensor(const Expr *E) const {
     return nullptr;
   }
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    llvm::StringRef Name = identifierName(Call->getDirectCallee());
-    if (Call->getNumArgs() >= 2 && (IsDivision(Name) || IsProduct(Name)))
-      return Scaled(IsDivision(Name), Call->getArg(0), Call->getArg(1));
+    std::optional<TensorScaling> Scaling =
+        Vocabulary::tensorScaling(identifierName(Call->getDirectCallee()));
+    if (Call->getNumArgs() >= 2 && Scaling)
+      return Scaled(*Scaling == TensorScaling::Division, Call->getArg(0),
+                    Call->getArg(1));
   }
   return nullptr;
 }
@@ -222,8 +210,8 @@ Averaging::gradientAverages(const CodeUnit &U) const {
   // line leaves the summed gradients as they were.
   auto outOfPlace = [](const Expr *E) {
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-      llvm::StringRef Name = identifierName(Member->getMethodDecl());
-      return !Name.endswith("_");
+      return !Vocabulary::isInPlaceMethodName(
+          identifierName(Member->getMethodDecl()));
     }
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
       return Op->getOperator() == OO_Slash || Op->getOperator() == OO_Star;

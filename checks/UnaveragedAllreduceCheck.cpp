@@ -54,14 +54,6 @@ bool completesElsewhere(const GradientModel &Model, const CodeUnit &U,
   return false;
 }
 
-/// Whether a name (or `/`, `/=`) looks like averaging: what `#ifdef`-gated
-/// code, or a call into a missing header, may be.
-bool looksLikeAverage(llvm::StringRef Name) {
-  return Name == "/" || Name == "/=" ||
-         nameContainsAny(Name, {"div", "mul_", "avg", "average", "world",
-                                "getsize", "comm_size"});
-}
-
 llvm::StringRef fixFor(CollectiveApi Api) {
   switch (Api) {
   case CollectiveApi::C10d:
@@ -190,7 +182,10 @@ bool UnaveragedAllreduceCheck::stepsAtScaledRate(
   llvm::SmallVector<std::pair<const CodeUnit *, unsigned>, 8> Work{{&U, 0}};
   llvm::SmallPtrSet<const CodeUnit *, 8> Seen;
   while (!Work.empty()) {
-    auto [Unit, Depth] = Work.pop_back_val();
+    // Not a structured binding: the lambda below captures the unit.
+    const CodeUnit *Unit = Work.back().first;
+    unsigned Depth = Work.back().second;
+    Work.pop_back();
     if (!Seen.insert(Unit).second)
       continue;
     if (Average.scalesLearningRate(*Unit) ||
@@ -239,7 +234,7 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
                                         const Expr &Anchor,
                                         bool IsReduction, unsigned Depth,
                                         const CallExpr *&SteppedAt) const {
-  if (Model.hidesCode(U, looksLikeAverage))
+  if (Model.hidesCode(U, Vocabulary::looksLikeAveraging))
     return true;
   const Reachability &Flow = Model.flow(U);
   llvm::SmallVector<const Stmt *, 4> Steps, Backwards;

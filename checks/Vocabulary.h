@@ -223,6 +223,11 @@ public:
   /// A method name that asks a communicator for its size: `size`,
   /// `getSize`, `get_size`, `nranks`, `num_ranks`.
   static bool isSizeMethodName(llvm::StringRef Name);
+  /// A name (or the operator `/`, `/=`) that looks like averaging by the
+  /// world size: `div`, `mul_`, `avg`, `average`, `world`, `getsize`,
+  /// `comm_size` in any case. What `#ifdef`-gated code, or a call into a
+  /// missing header, may be.
+  static bool looksLikeAveraging(llvm::StringRef Name);
 
   // --- Distributed context (VocabularyDistributed.cpp) -------------------
   /// A type only a distributed program holds: a communicator, a
@@ -276,6 +281,17 @@ public:
   /// `t.copy_(src)`, `t.set_data(src)`, `t.set_(src)` on a tensor: a call
   /// that replaces the tensor's data with another's.
   static bool copiesIntoTensor(const CXXMemberCallExpr &Call);
+  /// A tensor method or function that scales a tensor (its object, or its
+  /// first argument) by its next argument: `div`, `div_`, `divide`,
+  /// `true_divide`, `_foreach_div_` divide; `mul`, `mul_`, `multiply`,
+  /// `_foreach_mul_` multiply. Nullopt for other names.
+  static std::optional<TensorScaling> tensorScaling(llvm::StringRef Name);
+  /// A tensor method that writes its result into its object: LibTorch
+  /// spells those with a trailing underscore (`div_`, `mul_`).
+  static bool isInPlaceMethodName(llvm::StringRef Method);
+  /// A function whose tensor holds the numbers it is given:
+  /// `torch::tensor(n)`, `scalar_tensor(n)`, `full(sizes, n)`.
+  static bool isTensorOfNumbers(llvm::StringRef Function);
   /// A type a collective moves data through: a pointer, a tensor, a
   /// `std::vector`, a `c10::ArrayRef`, `boost::mpi::inplace_t`.
   static bool isCollectiveBufferType(QualType T);

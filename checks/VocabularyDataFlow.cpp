@@ -83,6 +83,25 @@ bool Vocabulary::copiesIntoTensor(const CXXMemberCallExpr &Call) {
          identifierName(MD->getParent()).contains("Tensor");
 }
 
+std::optional<TensorScaling> Vocabulary::tensorScaling(llvm::StringRef Name) {
+  return llvm::StringSwitch<std::optional<TensorScaling>>(Name)
+      .Cases("div", "div_", "divide", "divide_", "true_divide",
+             "true_divide_", TensorScaling::Division)
+      .Cases("_foreach_div", "_foreach_div_", TensorScaling::Division)
+      .Cases("mul", "mul_", "multiply", "multiply_", "_foreach_mul",
+             "_foreach_mul_", TensorScaling::Product)
+      .Default(std::nullopt);
+}
+
+bool Vocabulary::isInPlaceMethodName(llvm::StringRef Method) {
+  return Method.endswith("_");
+}
+
+bool Vocabulary::isTensorOfNumbers(llvm::StringRef Function) {
+  return Function == "tensor" || Function == "scalar_tensor" ||
+         Function == "full";
+}
+
 bool Vocabulary::isCollectiveBufferType(QualType T) {
   T = T.getNonReferenceType();
   if (T->isPointerType())

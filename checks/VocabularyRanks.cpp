@@ -159,6 +159,12 @@ bool Vocabulary::isSizeMethodName(llvm::StringRef Name) {
       .Default(false);
 }
 
+bool Vocabulary::looksLikeAveraging(llvm::StringRef Name) {
+  return Name == "/" || Name == "/=" ||
+         nameContainsAny(Name, {"div", "mul_", "avg", "average", "world",
+                                "getsize", "comm_size"});
+}
+
 bool Vocabulary::isRankName(const NamedDecl &D) const {
   if (!D.getDeclName().isIdentifier())
     return false;

@@ -46,6 +46,9 @@ enum class ParameterCollection { Parameters, NamedParameters };
 /// What a call on a module reads of its state (moduleStateAccess).
 enum class ModuleState { Buffers, Parameters };
 
+/// How a tensor operation scales a tensor by a factor (tensorScaling).
+enum class TensorScaling { Division, Product };
+
 /// What one call passes for a function's parameters.
 using ParameterBindings = llvm::DenseMap<const ParmVarDecl *, const Expr *>;
 

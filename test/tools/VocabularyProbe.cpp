@@ -159,6 +159,23 @@ private:
       diag(Loc, "asks whether a tensor is defined");
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
       probeMemberCall(*Member);
+    probeCallName(Call);
+  }
+
+  /// What the vocabulary says of a call by its callee's name alone.
+  void probeCallName(const CallExpr &Call) {
+    SourceLocation Loc = Call.getExprLoc();
+    llvm::StringRef Callee = identifierName(Call.getDirectCallee());
+    if (std::optional<TensorScaling> S = Vocabulary::tensorScaling(Callee))
+      diag(Loc, "%select{division|product}0%select{| in place}1")
+          << (*S == TensorScaling::Product)
+          << Vocabulary::isInPlaceMethodName(Callee);
+    if (Vocabulary::isTensorOfNumbers(Callee))
+      diag(Loc, "tensor of numbers");
+    // The heuristic for code the AST does not resolve.
+    if (!Call.getDirectCallee() &&
+        Vocabulary::looksLikeAveraging(spelledCalleeName(Call)))
+      diag(Loc, "name looks like averaging");
   }
 
   void probeMemberCall(const CXXMemberCallExpr &Call) {

@@ -53,6 +53,7 @@ void parameters_and_gradients(Net &model, int world) {
 // CHECK: :[[@LINE-2]]:25: warning: parameters of model [probe-vocabulary]
     p.grad().div_(world);
 // CHECK: :[[@LINE-1]]:7: warning: gradient of p [probe-vocabulary]
+// CHECK: :[[@LINE-2]]:14: warning: division in place [probe-vocabulary]
   for (auto &item : model->named_parameters())
 // CHECK: :[[@LINE-1]]:3: warning: parameter loop over 'item' [probe-vocabulary]
 // CHECK: :[[@LINE-2]]:28: warning: named parameters of model [probe-vocabulary]
