@@ -297,10 +297,7 @@ public:
   static bool isCollectiveBufferType(QualType T);
   /// A raw copy of data: `memcpy(dst, src, n)`, `memmove`,
   /// `std::copy(first, last, out)`, `std::copy_n(first, n, out)`.
-  struct RawCopy {
-    const Expr *Destination;
-    const Expr *Source;
-  };
+  using RawCopy = ddp::RawCopy;
   static std::optional<RawCopy> rawDataCopy(const CallExpr &Call);
   /// `torch::autograd::grad`: returns the gradients it computes.
   static bool returnsGradients(const FunctionDecl &FD);
@@ -407,11 +404,7 @@ public:
   /// For `torch::load(value, path, ...)`: the path argument; null for other
   /// calls and for loads from a stream or a buffer.
   static const Expr *checkpointLoadPath(const CallExpr &Call);
-  /// A CUDA device named with a constant index.
-  struct FixedDevice {
-    const Expr *Where; // the device expression (or the local's initialiser)
-    int64_t Index;
-  };
+  using FixedDevice = ddp::FixedDevice;
   /// For `torch::load(value, path, device)`: the device when it is CUDA
   /// with a constant index, `torch::Device("cuda:0")` or
   /// `torch::Device(torch::kCUDA, 0)`, also through a local initialised
@@ -421,14 +414,8 @@ public:
   static std::optional<FixedDevice> checkpointLoadDevice(const CallExpr &Call);
 
   // --- Registrations and gradient requirements (VocabularyRegistrations.cpp)
-  enum class RegistrationKind { Module, Parameter, Buffer };
-  struct Registration {
-    RegistrationKind Kind;
-    /// The module or tensor registered (the call's second argument).
-    const Expr *Registered = nullptr;
-    /// False for `register_parameter(name, t, /*requires_grad=*/false)`.
-    bool RequiresGrad = true;
-  };
+  using RegistrationKind = ddp::RegistrationKind;
+  using Registration = ddp::Registration;
   /// `register_module(name, m)`, `replace_module(name, m)`,
   /// `register_parameter(name, t[, requires_grad])` and
   /// `register_buffer(name, t)` on a module; nullopt for other calls.

@@ -2,8 +2,10 @@
 //
 // The value types and enumerations the shared vocabulary answers with:
 // collective kinds and APIs, parameter collections and loops, what a call
-// binds to a helper's parameters, reduce operations. Included by
-// Vocabulary.h; checks include that.
+// binds to a helper's parameters, reduce operations, module state, tensor
+// scalings, raw copies, fixed devices and registrations. Included by
+// Vocabulary.h, whose class names the last three as its own
+// (`Vocabulary::Registration`); checks include that.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,8 @@
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
 
 namespace clang::tidy::ddp {
 
@@ -48,6 +52,28 @@ enum class ModuleState { Buffers, Parameters };
 
 /// How a tensor operation scales a tensor by a factor (tensorScaling).
 enum class TensorScaling { Division, Product };
+
+/// A raw copy of data (rawDataCopy).
+struct RawCopy {
+  const Expr *Destination;
+  const Expr *Source;
+};
+
+/// A CUDA device named with a constant index (checkpointLoadDevice).
+struct FixedDevice {
+  const Expr *Where; // the device expression (or the local's initialiser)
+  int64_t Index;
+};
+
+/// What a module registers (registration).
+enum class RegistrationKind { Module, Parameter, Buffer };
+struct Registration {
+  RegistrationKind Kind;
+  /// The module or tensor registered (the call's second argument).
+  const Expr *Registered = nullptr;
+  /// False for `register_parameter(name, t, /*requires_grad=*/false)`.
+  bool RequiresGrad = true;
+};
 
 /// What one call passes for a function's parameters.
 using ParameterBindings = llvm::DenseMap<const ParmVarDecl *, const Expr *>;
