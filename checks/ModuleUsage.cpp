@@ -35,22 +35,15 @@ definedMethods(const CXXRecordDecl &Class) {
 }
 
 /// The outermost loop of \p Body that holds \p S, or \p S itself: a use in a
-/// loop's body counts as made when the loop is reached.
+/// loop's body counts as made when the loop is reached. The walk climbs
+/// through declarations (`auto y = layer(x);` in the loop's body).
 const Stmt *widenToLoop(const Stmt *S, const Stmt *Body, ASTContext &Context) {
   const Stmt *Result = S;
-  DynTypedNode Node = DynTypedNode::create(*S);
-  for (unsigned Depth = 0; Depth < 64; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      break;
-    Node = Parents[0];
-    const auto *P = Node.get<Stmt>();
-    if (!P || P == Body)
-      break;
+  for (const Stmt *P = parentStmtAcrossDecls(*S, Context); P && P != Body;
+       P = parentStmtAcrossDecls(*P, Context))
     if (isa<ForStmt>(P) || isa<WhileStmt>(P) || isa<DoStmt>(P) ||
         isa<CXXForRangeStmt>(P))
       Result = P;
-  }
   return Result;
 }
 

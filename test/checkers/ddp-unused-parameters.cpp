@@ -211,6 +211,26 @@ void negative_use_in_loop(PG pg) {
   dp::DistributedDataParallel<Deep> ddp(model, pg);
 }
 
+// The use initialises a local in the loop's body: still the loop's use.
+struct DeepLocalImpl : torch::nn::Module {
+  DeepLocalImpl() : layer(register_module("layer", torch::nn::Linear(4, 4))) {}
+  torch::Tensor forward(torch::Tensor x) {
+    for (int i = 0; i < depth; ++i) {
+      auto y = layer(x);
+      x = torch::relu(y);
+    }
+    return x;
+  }
+  int depth = 3;
+  torch::nn::Linear layer;
+};
+TORCH_MODULE(DeepLocal);
+
+void negative_use_declared_in_loop(PG pg) {
+  DeepLocal model;
+  dp::DistributedDataParallel<DeepLocal> ddp(model, pg);
+}
+
 void negative_frozen_before_wrap(PG pg) {
   Broken model;
   for (auto &p : model->layer2->parameters())
@@ -333,7 +353,7 @@ void option_left_false(PG pg) {
   options.find_unused_parameters = false;
   configurable::DistributedDataParallel<Broken> ddp(model, pg, options);
   // CHECK-MESSAGES: :[[@LINE-1]]:49: warning: 'model' is wrapped by 'ddp', whose gradient hooks wait for every parameter, but forward() of 'BrokenImpl' never uses submodule 'layer2'
-  // CHECK-MESSAGES: :[[@LINE-311]]:16: note: 'layer2' registered here
+  // CHECK-MESSAGES: :[[@LINE-331]]:16: note: 'layer2' registered here
   // CHECK-MESSAGES: :[[@LINE-3]]:49: note: 'model' wrapped here
 }
 
