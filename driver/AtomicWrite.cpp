@@ -2,7 +2,10 @@
 
 #include "AtomicWrite.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+
+#include <optional>
 
 using namespace llvm;
 
@@ -10,8 +13,16 @@ namespace ddplint {
 
 std::string writeAtomically(StringRef Path,
                             function_ref<void(raw_ostream &)> Write) {
+  // Through a symbolic link: its target is replaced, the link stays.
+  SmallString<256> Target;
+  if (sys::fs::real_path(Path, Target))
+    Target = Path; // not there yet
+  std::optional<sys::fs::perms> Existing;
+  if (ErrorOr<sys::fs::perms> Mode = sys::fs::getPermissions(Target))
+    Existing = *Mode;
   Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(
-      Path + ".tmp-%%%%%%", sys::fs::all_read | sys::fs::all_write);
+      Target + ".tmp-%%%%%%",
+      Existing.value_or(sys::fs::all_read | sys::fs::all_write));
   if (!Temp)
     return toString(Temp.takeError());
   {
@@ -25,7 +36,11 @@ std::string writeAtomically(StringRef Path,
       return Why;
     }
   }
-  if (Error E = Temp->keep(Path)) {
+  // The temporary was created with the umask applied: a file replaced keeps
+  // its own mode, a new one gets the umask's.
+  if (Existing)
+    sys::fs::setPermissions(Temp->FD, *Existing);
+  if (Error E = Temp->keep(Target)) {
     std::string Why = toString(std::move(E));
     consumeError(Temp->discard());
     return Why;

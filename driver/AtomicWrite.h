@@ -1,9 +1,11 @@
 //===--- AtomicWrite.h - files that are complete or absent -------*- C++ -*-===//
 //
-// Every file ddplint writes (reports, cache entries, baselines) goes through
-// a temporary file next to the target, renamed over it once complete: readers
-// never see half a file, concurrent writers never interleave, and a failed
-// write leaves the old file as it was.
+// Every file ddplint writes (reports, cache entries, baselines, the sources
+// --fix edits) goes through a temporary file next to the target, renamed over
+// it once complete: readers never see half a file, concurrent writers never
+// interleave, and a failed write leaves the old file as it was. A file
+// replaced keeps its permissions, and a symbolic link stays a link whose
+// target is replaced.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,7 @@
 //===--- Fixes.cpp - applying and exporting fix-its -----------------------===//
 
 #include "Fixes.h"
+#include "AtomicWrite.h"
 #include "Options.h"
 
 #include "clang/Tooling/Core/Diagnostic.h"
@@ -42,41 +43,6 @@ apply to FILE as clang-apply-replacements YAML.)"),
                                  cl::value_desc("FILE"),
                                  cl::cat(optionCategory()));
 
-/// Writes Text to Path through a temporary file in Path's directory renamed
-/// over it, so that an editor, a build or a crash never sees half a file.
-/// The file keeps its permissions; a symbolic link stays a link and its
-/// target is replaced.
-Error writeAtomically(StringRef Path, StringRef Text) {
-  SmallString<256> Target;
-  if (sys::fs::real_path(Path, Target))
-    Target = Path;
-  sys::fs::perms Mode = sys::fs::all_read | sys::fs::all_write;
-  if (ErrorOr<sys::fs::perms> Existing = sys::fs::getPermissions(Target))
-    Mode = *Existing;
-  Expected<sys::fs::TempFile> Temp =
-      sys::fs::TempFile::create(Target + ".ddplint-%%%%%%", Mode);
-  if (!Temp)
-    return Temp.takeError();
-  {
-    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
-    OS << Text;
-    OS.flush();
-    if (OS.has_error()) {
-      std::error_code EC = OS.error();
-      OS.clear_error();
-      consumeError(Temp->discard());
-      return errorCodeToError(EC);
-    }
-  }
-  // TempFile creates with the umask applied; restore the original mode.
-  sys::fs::setPermissions(Temp->FD, Mode);
-  if (Error E = Temp->keep(Target)) {
-    consumeError(Temp->discard());
-    return E;
-  }
-  return Error::success();
-}
-
 tooling::Replacement toTooling(const Replacement &R) {
   return tooling::Replacement(R.Begin.File, R.Begin.Offset, R.Length, R.Text);
 }
@@ -116,6 +82,12 @@ struct FixPlan {
     return true;
   }
 };
+
+/// Replaces File's text by Text (AtomicWrite.h). Returns "" on success, else
+/// why it failed.
+std::string writeText(StringRef File, StringRef Text) {
+  return writeAtomically(File, [&](raw_ostream &OS) { OS << Text; });
+}
 
 /// Prints that File could not be fixed (or restored) and why.
 void fileError(StringRef What, StringRef File, const Twine &Why) {
@@ -157,8 +129,8 @@ bool editFile(const std::string &File, const tooling::Replacements &Edits,
   }
   if (*New == Old)
     return true; // already fixed: leave the file and its time stamp alone
-  if (Error E = writeAtomically(File, *New)) {
-    fileError("fix", File, toString(std::move(E)));
+  if (std::string Why = writeText(File, *New); !Why.empty()) {
+    fileError("fix", File, Why);
     return false;
   }
   Originals[File] = std::move(Old);
@@ -205,8 +177,8 @@ bool restoreFiles(const std::set<std::string> &Restore,
                   std::map<std::string, std::string> &Originals) {
   bool Ok = true;
   for (const std::string &File : Restore) {
-    if (Error E = writeAtomically(File, Originals[File])) {
-      fileError("restore", File, toString(std::move(E)));
+    if (std::string Why = writeText(File, Originals[File]); !Why.empty()) {
+      fileError("restore", File, Why);
       Ok = false;
       continue;
     }
@@ -272,16 +244,13 @@ bool exportFixesIfRequested(ArrayRef<Finding> Findings) {
                            : tooling::Diagnostic::Warning,
         BuildDirectory);
   }
-  std::string Text;
-  {
-    raw_string_ostream OS(Text);
+  std::string Why = writeAtomically(ExportFixes, [&](raw_ostream &OS) {
     yaml::Output YAML(OS);
     YAML << TUD;
-  }
-  if (Error E = writeAtomically(ExportFixes, Text)) {
+  });
+  if (!Why.empty()) {
     WithColor::error(errs(), "ddplint")
-        << "cannot write '" << ExportFixes << "': " << toString(std::move(E))
-        << "\n";
+        << "cannot write '" << ExportFixes << "': " << Why << "\n";
     return false;
   }
   return true;
