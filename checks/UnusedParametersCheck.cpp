@@ -270,22 +270,28 @@ void UnusedParametersCheck::report(
   for (size_t I = 0; I < Members.size(); ++I)
     Names += (I == 0 ? "" : I + 1 == Members.size() ? " and " : ", ") +
              describe(*Members[I]);
+  bool Plural = Members.size() > 1;
   if (Use == MemberUse::Never)
     diag(W.Loc,
          "%0 is wrapped by %1, whose gradient hooks wait for every parameter, "
-         "but forward() of %2 never uses %3: no gradient reaches them, their "
-         "bucket is never reduced, and backward() hangs or fails on every "
-         "rank; remove them, freeze them with requires_grad(false) before "
-         "wrapping, or let the wrapper tolerate unused parameters")
-        << WrapperLife::moduleName(W) << W.Wrapper << &Class << Names;
+         "but forward() of %2 never uses %3: no gradient reaches "
+         "%select{it|them}4, %select{its bucket is|their buckets are}4 never "
+         "reduced, and backward() hangs or fails on every rank; remove "
+         "%select{it|them}4, freeze %select{it|them}4 with "
+         "requires_grad(false) before wrapping, or let the wrapper tolerate "
+         "unused parameters")
+        << WrapperLife::moduleName(W) << W.Wrapper << &Class << Names
+        << Plural;
   else
     diag(W.Loc,
          "%0 is wrapped by %1, whose gradient hooks wait for every parameter, "
          "but forward() of %2 uses %3 only on some paths: in a step that "
-         "skips them no gradient reaches them, their bucket is never "
-         "reduced, and backward() hangs or fails; use them on every path, or "
+         "skips %select{it|them}4 no gradient reaches %select{it|them}4, "
+         "%select{its bucket is|their buckets are}4 never reduced, and "
+         "backward() hangs or fails; use %select{it|them}4 on every path, or "
          "let the wrapper tolerate unused parameters")
-        << WrapperLife::moduleName(W) << W.Wrapper << &Class << Names;
+        << WrapperLife::moduleName(W) << W.Wrapper << &Class << Names
+        << Plural;
   for (const RegisteredMember *M : Members)
     diag(M->Registration->getExprLoc(), "'%0' registered here",
          DiagnosticIDs::Note)

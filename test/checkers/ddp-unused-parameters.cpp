@@ -31,7 +31,7 @@ TORCH_MODULE(Broken);
 void unused_layer(PG pg) {
   Broken model;
   dp::DistributedDataParallel<Broken> ddp(model, pg);
-  // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'model' is wrapped by 'ddp', whose gradient hooks wait for every parameter, but forward() of 'BrokenImpl' never uses submodule 'layer2': no gradient reaches them, their bucket is never reduced, and backward() hangs or fails on every rank; remove them, freeze them with requires_grad(false) before wrapping, or let the wrapper tolerate unused parameters [ddp-unused-parameters]
+  // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'model' is wrapped by 'ddp', whose gradient hooks wait for every parameter, but forward() of 'BrokenImpl' never uses submodule 'layer2': no gradient reaches it, its bucket is never reduced, and backward() hangs or fails on every rank; remove it, freeze it with requires_grad(false) before wrapping, or let the wrapper tolerate unused parameters [ddp-unused-parameters]
   // CHECK-MESSAGES: :[[@LINE-10]]:16: note: 'layer2' registered here
   // CHECK-MESSAGES: :[[@LINE-3]]:39: note: 'model' wrapped here
 }
@@ -57,7 +57,7 @@ TORCH_MODULE(Heads);
 void unused_eval_members(PG pg) {
   Heads model;
   auto ddp = std::make_shared<dp::DistributedDataParallel<Heads>>(model, pg);
-  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'model' is wrapped by 'ddp', whose gradient hooks wait for every parameter, but forward() of 'HeadsImpl' never uses submodule 'probe' and parameter 'scale': no gradient
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'model' is wrapped by 'ddp', whose gradient hooks wait for every parameter, but forward() of 'HeadsImpl' never uses submodule 'probe' and parameter 'scale': no gradient reaches them, their buckets are never reduced, and backward() hangs or fails on every rank; remove them, freeze them with requires_grad(false) before wrapping, or let the wrapper tolerate unused parameters [ddp-unused-parameters]
   // CHECK-MESSAGES: :[[@LINE-17]]:13: note: 'probe' registered here
   // CHECK-MESSAGES: :[[@LINE-17]]:13: note: 'scale' registered here
   // CHECK-MESSAGES: :[[@LINE-4]]:8: note: 'model' wrapped here
@@ -142,9 +142,36 @@ TORCH_MODULE(Phased);
 void used_on_some_paths(PG pg) {
   Phased model;
   dp::DistributedDataParallel<Phased> ddp(model, pg);
-  // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'model' is wrapped by 'ddp', whose gradient hooks wait for every parameter, but forward() of 'PhasedImpl' uses submodule 'extra' only on some paths: in a step that skips them no gradient reaches them, their bucket is never reduced, and backward() hangs or fails; use them on every path, or let the wrapper tolerate unused parameters [ddp-unused-parameters]
+  // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'model' is wrapped by 'ddp', whose gradient hooks wait for every parameter, but forward() of 'PhasedImpl' uses submodule 'extra' only on some paths: in a step that skips it no gradient reaches it, its bucket is never reduced, and backward() hangs or fails; use it on every path, or let the wrapper tolerate unused parameters [ddp-unused-parameters]
   // CHECK-MESSAGES: :[[@LINE-16]]:15: note: 'extra' registered here
   // CHECK-MESSAGES: :[[@LINE-3]]:39: note: 'model' wrapped here
+}
+
+// Two members on the same optional path.
+struct AuxiliaryImpl : torch::nn::Module {
+  AuxiliaryImpl()
+      : trunk(register_module("trunk", torch::nn::Linear(4, 4))),
+        aux(register_module("aux", torch::nn::Linear(4, 4))) {
+    bias = register_parameter("bias", torch::zeros({4}));
+  }
+  torch::Tensor forward(torch::Tensor x, bool with_aux) {
+    x = trunk(x);
+    if (with_aux)
+      x = aux(x) + bias;
+    return x;
+  }
+  torch::nn::Linear trunk, aux;
+  torch::Tensor bias;
+};
+TORCH_MODULE(Auxiliary);
+
+void two_used_on_some_paths(PG pg) {
+  Auxiliary model;
+  dp::DistributedDataParallel<Auxiliary> ddp(model, pg);
+  // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'model' is wrapped by 'ddp', whose gradient hooks wait for every parameter, but forward() of 'AuxiliaryImpl' uses submodule 'aux' and parameter 'bias' only on some paths: in a step that skips them no gradient reaches them, their buckets are never reduced, and backward() hangs or fails; use them on every path, or let the wrapper tolerate unused parameters [ddp-unused-parameters]
+  // CHECK-MESSAGES: :[[@LINE-18]]:13: note: 'aux' registered here
+  // CHECK-MESSAGES: :[[@LINE-18]]:12: note: 'bias' registered here
+  // CHECK-MESSAGES: :[[@LINE-4]]:42: note: 'model' wrapped here
 }
 
 // An early return skips the auxiliary head.
@@ -353,7 +380,7 @@ void option_left_false(PG pg) {
   options.find_unused_parameters = false;
   configurable::DistributedDataParallel<Broken> ddp(model, pg, options);
   // CHECK-MESSAGES: :[[@LINE-1]]:49: warning: 'model' is wrapped by 'ddp', whose gradient hooks wait for every parameter, but forward() of 'BrokenImpl' never uses submodule 'layer2'
-  // CHECK-MESSAGES: :[[@LINE-331]]:16: note: 'layer2' registered here
+  // CHECK-MESSAGES: :[[@LINE-358]]:16: note: 'layer2' registered here
   // CHECK-MESSAGES: :[[@LINE-3]]:49: note: 'model' wrapped here
 }
 
