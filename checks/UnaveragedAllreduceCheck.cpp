@@ -5,7 +5,6 @@
 #include "Averaging.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace clang::tidy::ddp {
 
@@ -91,8 +90,7 @@ void UnaveragedAllreduceCheck::analyze(const GradientModel &Model) {
         continue;
       const CallExpr *SteppedAt = nullptr;
       if (!averaged(Model, Average, *U, *Call, /*IsReduction=*/true, 0,
-                    SteppedAt) &&
-          !stepsAtScaledRate(Model, Average, *U, SteppedAt))
+                    SteppedAt))
         report(*Call, calleeName(*Call), SteppedAt);
     }
     for (const Stmt *Broken : U->Broken)
@@ -129,10 +127,8 @@ void UnaveragedAllreduceCheck::checkRecovered(const GradientModel &Model,
       continue;
     const CallExpr *SteppedAt = nullptr;
     if (!averaged(Model, Average, U, Recovered, /*IsReduction=*/true, 0,
-                  SteppedAt) &&
-        !stepsAtScaledRate(Model, Average, U, SteppedAt))
-      report(Recovered, ("'" + Call->Name + "'").str(),
-             SteppedAt, Reduction);
+                  SteppedAt))
+      report(Recovered, ("'" + Call->Name + "'").str(), SteppedAt, Reduction);
     return;
   }
 }
@@ -156,51 +152,17 @@ void UnaveragedAllreduceCheck::checkCallers(const GradientModel &Model,
       continue;
     const CallExpr *SteppedAt = nullptr;
     if (!averaged(Model, Average, *Site.Caller, *Site.Call,
-                  /*IsReduction=*/true, 0, SteppedAt) &&
-        !stepsAtScaledRate(Model, Average, *Site.Caller, SteppedAt))
+                  /*IsReduction=*/true, 0, SteppedAt))
       report(*Site.Call, calleeName(*Site.Call), SteppedAt, &Reduction);
   }
 }
 
-bool UnaveragedAllreduceCheck::stepsAtScaledRate(
-    const GradientModel &Model, const Averaging &Average, const CodeUnit &U,
-    const CallExpr *SteppedAt) const {
-  // The optimizer that steps with the sum: its own options decide.
-  if (SteppedAt) {
-    if (!Vocab.isOptimizerStep(*SteppedAt))
-      return false;
-    const auto *Member = dyn_cast<CXXMemberCallExpr>(SteppedAt);
-    const Expr *Optimizer =
-        Member ? Member->getImplicitObjectArgument() : nullptr;
-    for (const auto &Other : Model.units())
-      if (llvm::is_contained(Other->Calls, SteppedAt))
-        return Average.isScaledOptimizer(*Other, Optimizer);
-    return false;
-  }
-  // No step in sight (the sum leaves the function): an optimizer with a
-  // scaled learning rate built, or stepped, here or in a caller.
-  llvm::SmallVector<std::pair<const CodeUnit *, unsigned>, 8> Work{{&U, 0}};
-  llvm::SmallPtrSet<const CodeUnit *, 8> Seen;
-  while (!Work.empty()) {
-    // Not a structured binding: the lambda below captures the unit.
-    const CodeUnit *Unit = Work.back().first;
-    unsigned Depth = Work.back().second;
-    Work.pop_back();
-    if (!Seen.insert(Unit).second)
-      continue;
-    if (Average.scalesLearningRate(*Unit) ||
-        llvm::any_of(Unit->Calls, [&](const CallExpr *Call) {
-          const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-          return Member && Vocab.isOptimizerStep(*Call) &&
-                 Average.isScaledOptimizer(*Unit,
-                                           Member->getImplicitObjectArgument());
-        }))
-      return true;
-    if (Depth < MaxCallerDepth)
-      for (const CallSite &Site : Model.callers(*Unit))
-        Work.push_back({Site.Caller, Depth + 1});
-  }
-  return false;
+bool UnaveragedAllreduceCheck::stepsAtScaledRate(const Averaging &Average,
+                                                 const CodeUnit &U,
+                                                 const CallExpr &Step) const {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Step);
+  return Member && Vocab.isOptimizerStep(Step) &&
+         Average.isScaledOptimizer(U, Member->getImplicitObjectArgument());
 }
 
 void UnaveragedAllreduceCheck::report(const Expr &Reduction,
@@ -275,12 +237,23 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
   for (const Stmt *A : llvm::concat<const Stmt *const>(Averages, U.Broken))
     if (A != &Anchor) // a call that does not type-check, checked as the sum
       Avoid.push_back(Model.widen(U, A, Barriers));
+  // An optimizer built with a learning rate divided by the world size
+  // averages its updates instead.
   for (const Stmt *S : Steps)
     if (Flow.reachable(&Anchor, S, Avoid)) {
+      if (stepsAtScaledRate(Average, U, *cast<CallExpr>(S)))
+        return true;
       SteppedAt = cast<CallExpr>(S);
       return false;
     }
   if (!Flow.reachesExit(&Anchor, Avoid))
+    return true;
+  // The sum leaves the function where such an optimizer is built (for one
+  // this cannot name) or steps: its updates are averaged.
+  if (Average.scalesLearningRate(U) ||
+      llvm::any_of(U.Calls, [&](const CallExpr *Call) {
+        return stepsAtScaledRate(Average, U, *Call);
+      }))
     return true;
 
   // The sum leaves the function: every caller must average it.

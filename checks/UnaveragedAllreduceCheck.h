@@ -25,17 +25,18 @@ private:
   void analyze(const GradientModel &Model) override;
   /// Whether the sum that a reduction (or a call of the function holding
   /// it) leaves at \p Anchor is averaged before any step: before it in the
-  /// same step, after it on every path, or by every caller. Sets \p SteppedAt
-  /// to a step reached with the plain sum.
+  /// same step, after it on every path, or by every caller; or stepped by
+  /// an optimizer with a learning rate divided by the world size, or left
+  /// where one is built or steps. Sets \p SteppedAt to a step reached with
+  /// the plain sum.
   bool averaged(const GradientModel &Model, const Averaging &Average,
                 const CodeUnit &U, const Expr &Anchor, bool IsReduction,
                 unsigned Depth, const CallExpr *&SteppedAt) const;
-  /// Whether the optimizer that steps with the sum (\p SteppedAt, or, when
-  /// no step was reached, one built or stepped in U or its callers) was
-  /// built with a learning rate divided by the world size: that averages
-  /// its updates instead.
-  bool stepsAtScaledRate(const GradientModel &Model, const Averaging &Average,
-                         const CodeUnit &U, const CallExpr *SteppedAt) const;
+  /// Whether \p Step, a call of unit U, steps an optimizer built with a
+  /// learning rate divided by the world size: that averages its updates
+  /// instead of the gradients.
+  bool stepsAtScaledRate(const Averaging &Average, const CodeUnit &U,
+                         const CallExpr &Step) const;
   /// A reduction in a helper whose operation the caller picks
   /// (`distributed::allreduce(t, Op::Sum)`): checked at each call of the
   /// helper that passes a sum of gradients.

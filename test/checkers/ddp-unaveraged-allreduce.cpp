@@ -693,6 +693,47 @@ void steps_plain(c10d::ProcessGroup &pg, Net &model,
   sum_then_step_either(pg, model, optimizer);
 }
 
+// A summing helper that leaves the sum to its callers: one steps an
+// optimizer with a scaled learning rate, the other a plain one, which steps
+// with the sum. Every caller must average it, whichever comes first.
+void sum_for_either_caller(c10d::ProcessGroup &pg, Net &model) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step
+    // CHECK-MESSAGES: :[[@LINE+14]]:13: note: the optimizer steps with the summed gradients here
+  }
+}
+
+void steps_sum_scaled(c10d::ProcessGroup &pg, Net &model) {
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.1 / pg.getSize()));
+  sum_for_either_caller(pg, model);
+  optimizer.step();
+}
+
+void steps_sum_plain(c10d::ProcessGroup &pg, Net &model,
+                     torch::optim::SGD &optimizer) {
+  sum_for_either_caller(pg, model);
+  optimizer.step();
+}
+
+// ... and when the only caller steps at the scaled rate, the update is
+// averaged.
+void sum_for_scaled_caller(c10d::ProcessGroup &pg, Net &model) {
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> grads{p.grad()};
+    pg.allreduce(grads)->wait();
+  }
+}
+
+void negative_caller_steps_scaled(c10d::ProcessGroup &pg, Net &model) {
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.1 / pg.getSize()));
+  sum_for_scaled_caller(pg, model);
+  optimizer.step();
+}
+
 // A wrapper reducing a bucket in a gradient hook and averaging it in the
 // method that waits for it (examples/src/ddp.h).
 class BucketDDP : public torch::nn::Module {
