@@ -207,7 +207,8 @@ void FunctionDivergence::Transfer::VisitCXXMemberCallExpr(
   llvm::StringRef Name = identifierName(MD);
   bool Mutates =
       isContainerMutator(Name) ||
-      (Name.endswith("_") && MD && Vocabulary::isTensorClass(*MD->getParent()));
+      (Vocabulary::isInPlaceMethodName(Name) && MD &&
+       Vocabulary::isTensorClass(*MD->getParent()));
   bool Exact = false;
   if (Mutates)
     define(Flow.rootLocal(Member->getImplicitObjectArgument(), Exact),
