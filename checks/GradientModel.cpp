@@ -270,33 +270,50 @@ void GradientModel::findSyncingUnits() {
 // Hooks and wrappers
 //===----------------------------------------------------------------------===//
 
+bool GradientModel::inWrapper(const CodeUnit &U) const {
+  for (const DeclContext *DC = memberOf(U); DC; DC = DC->getParent())
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
+      if (Vocab.isWrapperClass(*RD) ||
+          (RD->getTemplateInstantiationPattern() &&
+           Vocab.isWrapperClass(*RD->getTemplateInstantiationPattern())))
+        return true;
+  return false;
+}
+
 void GradientModel::findHooks() {
-  for (const auto &U : units()) {
-    // A custom autograd function whose backward all-reduces (a model's
-    // gradient-sync layer).
+  // Custom autograd functions whose backward all-reduces (a model's
+  // gradient-sync layer).
+  llvm::SmallVector<const CXXRecordDecl *, 2> SyncingFunctions;
+  for (const auto &U : units())
     if (Vocabulary::isCustomFunctionBackward(*U->Function) &&
         Syncing.contains(U.get()))
-      HookSyncs = true;
-    const CXXRecordDecl *Owner = memberOf(*U);
-    bool InWrapper = false;
-    for (const DeclContext *DC = Owner; DC && !InWrapper; DC = DC->getParent())
-      if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
-        InWrapper = Vocab.isWrapperClass(*RD) ||
-                    (RD->getTemplateInstantiationPattern() &&
-                     Vocab.isWrapperClass(*RD->getTemplateInstantiationPattern()));
-    if (InWrapper)
+      SyncingFunctions.push_back(cast<CXXMethodDecl>(U->Function)->getParent());
+  auto AppliesSyncingFunction = [&](const FunctionDecl *FD) {
+    // `AllreduceGradient::apply(x)`: a static member of such a function.
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+    return MD && MD->isStatic() &&
+           llvm::any_of(SyncingFunctions, [&](const CXXRecordDecl *RD) {
+             return RD == MD->getParent() || RD->isDerivedFrom(MD->getParent());
+           });
+  };
+  for (const auto &U : units()) {
+    if (inWrapper(*U))
       continue; // armed by the wrapper's forward: see armsSync
-    for (const CallExpr *Call : U->Calls) {
+    auto Installs = [&](const CallExpr *Call) {
       if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call))
-        for (const CodeUnit *Hook : callableUnits(Callback))
-          if (Syncing.contains(Hook))
-            HookSyncs = true;
+        if (llvm::any_of(callableUnits(Callback), [&](const CodeUnit *Hook) {
+              return Syncing.contains(Hook);
+            }))
+          return true;
       // `install_allreduce_hooks(model, pg)`, defined in another file.
       const FunctionDecl *FD = Call->getDirectCallee();
       if (FD && !unitOf(FD) && nameContainsAny(identifierName(FD), {"hook"}) &&
-          isOpaqueSync(*U, *Call))
-        HookSyncs = true;
-    }
+          isGradientSync(*U, *Call))
+        return true;
+      return AppliesSyncingFunction(FD);
+    };
+    if (llvm::any_of(U->Calls, Installs))
+      HookInstallers.insert(U.get());
   }
 }
 
@@ -308,7 +325,7 @@ bool GradientModel::needsExplicitSync(const CXXRecordDecl &Wrapper) const {
   auto IsSyncMethod = [&](const CXXMethodDecl *M) {
     if (M->getAccess() != AS_public || isa<CXXConstructorDecl>(M) ||
         isa<CXXDestructorDecl>(M) || M->isOverloadedOperator() ||
-        identifierName(M) == "forward")
+        Vocabulary::isForwardMethodName(identifierName(M)))
       return false;
     const CodeUnit *U = unitOf(M);
     return (U && Syncing.contains(U)) || Vocab.isGradientSyncFunction(*M);

@@ -155,9 +155,15 @@ public:
   /// A forward pass through a data-parallel wrapper whose hooks sync on
   /// their own (the wrapper exposes no sync method to call).
   bool armsSync(const CallExpr &Call) const;
-  /// Whether hooks registered outside any wrapper, or custom autograd
-  /// functions, sync gradients during backward().
-  bool backwardSyncsThroughHooks() const { return HookSyncs; }
+  /// The units that install gradient hooks that sync during backward():
+  /// a `register_hook` or `add_post_hook` whose callback syncs, a call of a
+  /// hook installer defined elsewhere that syncs (`install_allreduce_hooks(
+  /// model, pg)`), or an application of a custom autograd function whose
+  /// backward syncs. Hooks registered by a data-parallel wrapper are armed
+  /// by its forward instead (armsSync).
+  const llvm::DenseSet<const CodeUnit *> &syncingHookInstallers() const {
+    return HookInstallers;
+  }
   /// Whether a unit runs in a distributed program.
   bool isDistributed(const CodeUnit &U) const {
     return Distributed.isDistributed(U);
@@ -250,6 +256,8 @@ private:
   bool waitsOnGradientWork(const CallExpr &Call) const;
   bool isOpaqueSync(const CodeUnit &U, const CallExpr &Call) const;
   void findSyncingUnits();
+  /// Whether U is (in) a member of a data-parallel wrapper class.
+  bool inWrapper(const CodeUnit &U) const;
   void findHooks();
   bool needsExplicitSync(const CXXRecordDecl &Wrapper) const;
 
@@ -267,7 +275,7 @@ private:
   llvm::DenseSet<const ValueDecl *> GradientWork;
   llvm::DenseSet<const CodeUnit *> Syncing;
   llvm::DenseSet<const CodeUnit *> ParameterSyncing;
-  bool HookSyncs = false;
+  llvm::DenseSet<const CodeUnit *> HookInstallers;
   mutable llvm::DenseMap<const CXXRecordDecl *, bool> ExplicitSync;
 };
 

@@ -93,52 +93,11 @@ UnsyncedGradientsCheck::stepKind(const GradientModel &Model, const CodeUnit &U,
   return Model.isStep(U, Step) ? StepKind::Update : StepKind::Helper;
 }
 
-bool UnsyncedGradientsCheck::installsSyncingHooks(const GradientModel &Model,
-                                                  const CodeUnit &U) const {
-  for (const DeclContext *DC = GradientModel::memberOf(U); DC;
-       DC = DC->getParent())
-    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
-      if (Vocab.isWrapperClass(*RD) ||
-          (RD->getTemplateInstantiationPattern() &&
-           Vocab.isWrapperClass(*RD->getTemplateInstantiationPattern())))
-        return false;
-  auto Syncs = [&](const CodeUnit &Body) {
-    return llvm::any_of(Body.Calls, [&](const CallExpr *Call) {
-      return Model.isGradientSync(Body, *Call);
-    });
-  };
-  for (const CallExpr *Call : U.Calls) {
-    if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call))
-      if (llvm::any_of(Model.callableUnits(Callback),
-                       [&](const CodeUnit *Hook) { return Syncs(*Hook); }))
-        return true;
-    const FunctionDecl *FD = Call->getDirectCallee();
-    if (!FD)
-      continue;
-    // `install_allreduce_hooks(model, pg)`, defined in another file.
-    if (!Model.unitOf(FD) && nameContainsAny(identifierName(FD), {"hook"}) &&
-        Model.isGradientSync(U, *Call))
-      return true;
-    // `AllreduceGradient::apply(x)`: a static member of a custom autograd
-    // function whose backward syncs.
-    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-    if (!MD || !MD->isStatic())
-      continue;
-    for (const auto &Other : Model.units()) {
-      const auto *Backward = dyn_cast<CXXMethodDecl>(Other->Function);
-      if (Backward && Vocabulary::isCustomFunctionBackward(*Backward) &&
-          (Backward->getParent() == MD->getParent() ||
-           Backward->getParent()->isDerivedFrom(MD->getParent())) &&
-          Syncs(*Other))
-        return true;
-    }
-  }
-  return false;
-}
-
 void UnsyncedGradientsCheck::findHookedUnits(const GradientModel &Model) {
   Hooked.clear();
-  if (!Model.backwardSyncsThroughHooks())
+  const llvm::DenseSet<const CodeUnit *> &Installers =
+      Model.syncingHookInstallers();
+  if (Installers.empty())
     return;
   // The call graph, with a lambda run by the unit it is written in and a
   // constructor by the unit that builds the object.
@@ -170,11 +129,10 @@ void UnsyncedGradientsCheck::findHookedUnits(const GradientModel &Model) {
     return Seen;
   };
   // The installers and every unit that calls one; then what they call.
-  llvm::SmallVector<const CodeUnit *, 8> Installers;
-  for (const auto &U : Model.units())
-    if (installsSyncingHooks(Model, *U))
-      Installers.push_back(U.get());
-  llvm::DenseSet<const CodeUnit *> Up = Closure(Installers, CallersOf);
+  llvm::DenseSet<const CodeUnit *> Up = Closure(
+      llvm::SmallVector<const CodeUnit *, 8>(Installers.begin(),
+                                             Installers.end()),
+      CallersOf);
   Hooked = Closure(llvm::SmallVector<const CodeUnit *, 8>(Up.begin(), Up.end()),
                    Callees);
 }

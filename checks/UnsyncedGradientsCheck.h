@@ -57,16 +57,10 @@ private:
                             llvm::ArrayRef<const Stmt *> Boundaries) const;
   /// Model averaging: the parameters themselves all-reduced after the step.
   bool averagesParameters(const UnitSteps &S, const CallExpr &Step) const;
-  /// Whether unit U installs gradient hooks that sync: a `register_hook` or
-  /// `add_post_hook` whose callback syncs, a call of a hook installer
-  /// defined elsewhere and handed the communicator, or an application of a
-  /// custom autograd function whose backward syncs. Hooks registered by a
-  /// data-parallel wrapper are armed by its forward instead (armsSync).
-  bool installsSyncingHooks(const GradientModel &Model,
-                            const CodeUnit &U) const;
   /// Fills Hooked: the units that run where syncing hooks can be installed
   /// first, that is those called (transitively) from a unit that installs
-  /// them, or from one of its callers. A hook installer nothing calls syncs
+  /// them (GradientModel::syncingHookInstallers), or from one of its
+  /// callers. A hook installer nothing calls syncs
   /// nothing.
   void findHookedUnits(const GradientModel &Model);
   StepEvents events(const GradientModel &Model, const CodeUnit &U) const;
