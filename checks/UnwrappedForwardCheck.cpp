@@ -179,11 +179,12 @@ void UnwrappedForwardCheck::check(const MatchFinder::MatchResult &Result) {
               << WrapperLife::moduleName(*W) << W->Wrapper;
   // Offer the wrapper's forward where the call is a plain `forward`.
   const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-  if (Member && Member->getMethodDecl()->getName() == "forward") {
+  if (Member && Vocabulary::isForwardMethodName(
+                    identifierName(Member->getMethodDecl()))) {
     std::string Replacement =
         W->Wrapper->getNameAsString() +
         (Vocabulary::isPointerLikeHandle(W->Wrapper->getType()) ? "->" : ".") +
-        "forward";
+        identifierName(Member->getMethodDecl()).str();
     Diag << FixItHint::CreateReplacement(
         CharSourceRange::getTokenRange(Member->getCallee()->getSourceRange()),
         Replacement);

@@ -52,6 +52,9 @@ public:
   /// module handle or a wrapper. Returns the expression of the module or
   /// wrapper it runs on, or null.
   const Expr *forwardReceiver(const CallExpr &Call) const;
+  /// The name of the method a module's (or a wrapper's) call runs:
+  /// `forward`.
+  static bool isForwardMethodName(llvm::StringRef Name);
 
   // --- Module lifecycle -------------------------------------------------
   /// `m->to(device)`, `m->to(dtype)`, `m->to(device, dtype)` on a module:

@@ -53,7 +53,7 @@ const Expr *Vocabulary::forwardReceiver(const CallExpr &Call) const {
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
     const Expr *Object = Member->getImplicitObjectArgument();
-    if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "forward" &&
+    if (MD && isForwardMethodName(identifierName(MD)) &&
         IsModuleOrWrapper(Object))
       return Object;
     return nullptr;
@@ -63,6 +63,10 @@ const Expr *Vocabulary::forwardReceiver(const CallExpr &Call) const {
         IsModuleOrWrapper(Op->getArg(0)))
       return Op->getArg(0);
   return nullptr;
+}
+
+bool Vocabulary::isForwardMethodName(llvm::StringRef Name) {
+  return Name == "forward";
 }
 
 //===----------------------------------------------------------------------===//
