@@ -17,13 +17,6 @@ constexpr llvm::StringLiteral FunctionId = "function";
 constexpr llvm::StringLiteral DefaultUnusedParameterOptions =
     "find_unused_parameters;*allow_unused*;*unused_param*";
 
-/// Whether \p E is a constant false.
-bool isConstantFalse(const Expr *E, const ASTContext &Context) {
-  bool Value = true;
-  return E && !E->isValueDependent() &&
-         E->EvaluateAsBooleanCondition(Value, Context) && !Value;
-}
-
 /// Whether \p E reads a gradient: `p.grad()`, or a local initialised
 /// from one (`auto g = p.grad();`).
 bool readsGradient(const Expr *E) {

@@ -45,6 +45,13 @@ struct RecoveredCall {
 };
 /// Null when \p E's callee is no name lookup, or no candidate fits.
 std::optional<RecoveredCall> recoveredCall(const RecoveryExpr &E);
+/// Whether \p E is a constant that converts to false
+/// (`requires_grad_(false)`, `find_unused_parameters = 0`).
+inline bool isConstantFalse(const Expr *E, const ASTContext &Context) {
+  bool Value = true;
+  return E && !E->isValueDependent() &&
+         E->EvaluateAsBooleanCondition(Value, Context) && !Value;
+}
 /// Whether \p Name, lowercased, contains one of \p Parts (lowercase): the
 /// name heuristics for code the vocabulary cannot resolve.
 bool nameContainsAny(llvm::StringRef Name,

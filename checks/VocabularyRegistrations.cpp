@@ -29,13 +29,6 @@ const CXXMethodDecl *memberMethod(const CallExpr &Call, const Expr **Object) {
   return MD;
 }
 
-/// Whether \p E is a constant false.
-bool isConstantFalse(const Expr *E, const ASTContext &Context) {
-  bool Value = true;
-  return E && !E->isValueDependent() &&
-         E->EvaluateAsBooleanCondition(Value, Context) && !Value;
-}
-
 } // namespace
 
 std::optional<Vocabulary::Registration>
