@@ -41,6 +41,11 @@ templateArgumentRecord(const ClassTemplateSpecializationDecl &Spec,
 /// an `auto x` computed from a `Model`), or "".
 llvm::StringRef dependentMemberName(const CallExpr &Call);
 
+/// Whether a variable of dependent type is named like an optimizer: the
+/// name, without underscores around it, is `opt` or contains `optim`
+/// (`optimizer_`, `optim`).
+bool isOptimizerName(llvm::StringRef Name);
+
 } // namespace clang::tidy::ddp
 
 #endif // DDPLINT_CHECKS_VOCABULARYINTERNAL_H

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Vocabulary.h"
+#include "VocabularyInternal.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -20,14 +20,6 @@ namespace clang::tidy::ddp {
 
 namespace {
 
-/// The rule isOptimizerStep applies to objects of dependent type: the name,
-/// without underscores around it, is `opt` or contains `optim`.
-bool isOptimizerName(llvm::StringRef Name) {
-  std::string Lower = Name.lower();
-  llvm::StringRef Trimmed = llvm::StringRef(Lower).trim('_');
-  return Trimmed.contains("optim") || Trimmed == "opt";
-}
-
 /// The name of a member call's method, resolved or left dependent.
 llvm::StringRef memberName(const CallExpr &Call) {
   if (!isa<CXXMemberCallExpr>(Call) && !Vocabulary::dependentMemberCall(Call))
@@ -36,6 +28,12 @@ llvm::StringRef memberName(const CallExpr &Call) {
 }
 
 } // namespace
+
+bool isOptimizerName(llvm::StringRef Name) {
+  std::string Lower = Name.lower();
+  llvm::StringRef Trimmed = llvm::StringRef(Lower).trim('_');
+  return Trimmed.contains("optim") || Trimmed == "opt";
+}
 
 bool Vocabulary::holdsOptimizer(const ValueDecl &D) const {
   QualType T = D.getType();

@@ -141,9 +141,7 @@ bool Vocabulary::isOptimizerStep(const CallExpr &Call) const {
   // object's name says it is one.
   if (dependentMemberName(Call) == "step") {
     const ValueDecl *Object = handleDecl(memberCallObject(Call));
-    std::string Name = identifierName(Object).lower();
-    llvm::StringRef Trimmed = llvm::StringRef(Name).trim('_');
-    return Trimmed.contains("optim") || Trimmed == "opt";
+    return isOptimizerName(identifierName(Object));
   }
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
   if (!Member)
