@@ -37,6 +37,24 @@ std::string describeParseError(std::string Message) {
          ": " + Rest.str();
 }
 
+/// The tool error for the JSON compile database at Path when it cannot be
+/// read or is not valid JSON ("cannot use the compile database '...': it is
+/// not valid JSON: line 3, column 1: Expected , or ] after array element"),
+/// or "" when it parses.
+std::string unusableJSON(StringRef Path) {
+  auto Unusable = [&](const Twine &Why) {
+    return ("cannot use the compile database '" + Path + "': " + Why).str();
+  };
+  auto Buffer = MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return Unusable("cannot read it: " + Buffer.getError().message());
+  Expected<json::Value> Parsed = json::parse((*Buffer)->getBuffer());
+  if (!Parsed)
+    return Unusable("it is not valid JSON: " +
+                    describeParseError(toString(Parsed.takeError())));
+  return "";
+}
+
 /// The compile_commands.json clang's search above File would read: the one
 /// in the nearest parent directory that holds a database file, or "" when
 /// that is a compile_flags.txt or there is none.
@@ -85,9 +103,8 @@ fromBuildPath(StringRef BuildPath, ArrayRef<std::string> SourcePaths,
   std::unique_ptr<tooling::CompilationDatabase> DB;
   if (!sys::fs::exists(Json)) {
     DB = tooling::CompilationDatabase::autoDetectFromDirectory(BuildPath, Why);
-  } else if (Why = invalidJSON(Json); !Why.empty()) {
-    Error("cannot use the compile database '" + Json.str().str() +
-                     "': " + Why);
+  } else if (std::string Unusable = unusableJSON(Json); !Unusable.empty()) {
+    Error(Unusable);
     return fallBack(SourcePaths);
   } else {
     DB = tooling::JSONCompilationDatabase::loadFromFile(
@@ -102,17 +119,6 @@ fromBuildPath(StringRef BuildPath, ArrayRef<std::string> SourcePaths,
 }
 
 } // namespace
-
-std::string invalidJSON(StringRef Path) {
-  auto Buffer = MemoryBuffer::getFile(Path);
-  if (!Buffer)
-    return "cannot read it: " + Buffer.getError().message();
-  Expected<json::Value> Parsed = json::parse((*Buffer)->getBuffer());
-  if (!Parsed)
-    return "it is not valid JSON: " +
-           describeParseError(toString(Parsed.takeError()));
-  return "";
-}
 
 std::unique_ptr<tooling::CompilationDatabase>
 loadCompilations(int &Argc, const char **Argv, StringRef BuildPath,
@@ -132,9 +138,9 @@ loadCompilations(int &Argc, const char **Argv, StringRef BuildPath,
 
   if (!SourcePaths.empty()) {
     std::string Json = databaseAbove(SourcePaths[0]);
-    if (Why = Json.empty() ? "" : invalidJSON(Json); !Why.empty()) {
-      Error("cannot use the compile database '" + Json +
-                       "': " + Why);
+    if (std::string Unusable = Json.empty() ? "" : unusableJSON(Json);
+        !Unusable.empty()) {
+      Error(Unusable);
       return fallBack(SourcePaths);
     }
     DB = tooling::CompilationDatabase::autoDetectFromSource(SourcePaths[0],

@@ -37,11 +37,6 @@ loadCompilations(int &Argc, const char **Argv, llvm::StringRef BuildPath,
                  llvm::ArrayRef<std::string> SourcePaths,
                  llvm::function_ref<void(const std::string &)> Error);
 
-/// Why the JSON compile database at Path cannot be used as JSON ("it is not
-/// valid JSON: line 3, column 1: Expected , or ] after array element"), or
-/// "" when it parses.
-std::string invalidJSON(llvm::StringRef Path);
-
 } // namespace ddplint
 
 #endif // DDPLINT_DRIVER_COMPILEDATABASE_H
