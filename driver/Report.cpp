@@ -126,23 +126,11 @@ std::optional<int> runReportCommand() {
   if (!emitReport(R))
     return ExitToolError;
   // The text format holds findings only; as after a run, the compile errors
-  // follow apart, on standard error.
-  if (outputOptionsFromCommandLine().Format == OutputFormat::Text &&
-      !R.CompileErrors.empty()) {
-    WithColor::warning(errs(), "ddplint")
-        << R.CompileErrors.size() << " compile error"
-        << (R.CompileErrors.size() == 1 ? "" : "s")
-        << " in the analysed code; findings that depend on it may be "
-           "missing:\n";
-    for (const Finding &E : R.CompileErrors) {
-      if (!E.Where.File.empty())
-        errs() << E.Where.File << ":" << E.Where.Line << ":" << E.Where.Column
-               << ": ";
-      errs() << "error: " << E.Message << "\n";
-    }
-  }
-  if (outputOptionsFromCommandLine().Format == OutputFormat::Text)
+  // and the vacuous units follow apart, on standard error.
+  if (outputOptionsFromCommandLine().Format == OutputFormat::Text) {
+    printCompileErrors(R.CompileErrors);
     printVacuousUnits(R.Vacuous);
+  }
   return R.ExitCode;
 }
 
