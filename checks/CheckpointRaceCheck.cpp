@@ -34,20 +34,12 @@ std::string sourceText(const Stmt &S, const ASTContext &Context) {
 /// The string literal a path spells, through `std::string`'s constructor
 /// and a const local initialised with one.
 const StringLiteral *literalPath(const Expr *E) {
-  E = stripObjectWrappers(E);
-  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
-      Construct && Construct->getNumArgs() >= 1)
-    E = stripObjectWrappers(Construct->getArg(0));
-  if (!E)
-    return nullptr;
-  E = E->IgnoreParenImpCasts();
-  if (const auto *Literal = dyn_cast<StringLiteral>(E))
+  if (const StringLiteral *Literal = spelledStringLiteral(E))
     return Literal;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-        Var && Var->getType().isConstQualified() && Var->getInit())
-      return literalPath(Var->getInit());
-  return nullptr;
+  const auto *Var = dyn_cast_or_null<VarDecl>(referencedDecl(E));
+  return Var && Var->getType().isConstQualified() && Var->getInit()
+             ? literalPath(Var->getInit())
+             : nullptr;
 }
 
 /// What names the file: its text for a literal (also behind a const

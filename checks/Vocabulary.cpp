@@ -265,6 +265,14 @@ const Expr *stripObjectWrappers(const Expr *E) {
   return E;
 }
 
+const StringLiteral *spelledStringLiteral(const Expr *E) {
+  E = stripObjectWrappers(E);
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() >= 1)
+    E = stripObjectWrappers(Construct->getArg(0));
+  return dyn_cast_or_null<StringLiteral>(E);
+}
+
 llvm::StringRef spelledCalleeName(const CallExpr &Call) {
   if (const FunctionDecl *FD = Call.getDirectCallee())
     return identifierName(FD);

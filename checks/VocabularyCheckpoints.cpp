@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Vocabulary.h"
+#include "VocabularyInternal.h"
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -20,11 +20,7 @@ namespace {
 /// least one argument after it.
 bool isSerializeCall(const CallExpr &Call, llvm::StringRef Name) {
   const FunctionDecl *FD = Call.getDirectCallee();
-  if (!FD || identifierName(FD) != Name || Call.getNumArgs() < 2)
-    return false;
-  const auto *NS = dyn_cast<NamespaceDecl>(FD->getDeclContext());
-  return NS && identifierName(NS) == "torch" &&
-         NS->getDeclContext()->getRedeclContext()->isTranslationUnit();
+  return FD && Call.getNumArgs() >= 2 && qualifiedName(*FD) == Name;
 }
 
 /// A file name: a character array or pointer, `std::string`,
@@ -53,39 +49,18 @@ const Expr *pathArgument(const CallExpr &Call) {
 /// The `c10::Device` construction an expression denotes, also through a
 /// local variable's initialiser.
 const CXXConstructExpr *deviceConstruction(const Expr *E, unsigned Depth = 0) {
+  E = stripObjectWrappers(E);
   if (!E || Depth > 4)
     return nullptr;
-  E = E->IgnoreParenImpCasts();
-  if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(E))
-    return deviceConstruction(Cleanups->getSubExpr(), Depth + 1);
-  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(E))
-    return deviceConstruction(Temp->getSubExpr(), Depth + 1);
-  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
-    return deviceConstruction(Cast->getSubExpr(), Depth + 1);
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-    const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
-    if (identifierName(RD) != "Device")
-      return nullptr;
-    // A copy or move: the device copied.
-    if (Construct->getConstructor()->isCopyOrMoveConstructor())
-      return deviceConstruction(Construct->getArg(0), Depth + 1);
-    return Construct;
-  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return identifierName(Construct->getConstructor()->getParent()) == "Device"
+               ? Construct
+               : nullptr;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
         Var && Var->hasLocalStorage() && !Var->getType()->isReferenceType())
       return deviceConstruction(Var->getInit(), Depth + 1);
   return nullptr;
-}
-
-/// The string literal an expression spells (through `std::string`'s
-/// constructor), or null.
-const StringLiteral *spelledString(const Expr *E) {
-  E = stripObjectWrappers(E);
-  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
-      Construct && Construct->getNumArgs() >= 1)
-    E = stripObjectWrappers(Construct->getArg(0));
-  return dyn_cast_or_null<StringLiteral>(E ? E->IgnoreParenImpCasts() : nullptr);
 }
 
 /// `"cuda:N"`: N; nullopt for other device strings.
@@ -119,11 +94,11 @@ bool isCudaType(const Expr *E) {
 } // namespace
 
 const Expr *Vocabulary::checkpointSavePath(const CallExpr &Call) {
-  return isSerializeCall(Call, "save") ? pathArgument(Call) : nullptr;
+  return isSerializeCall(Call, "torch::save") ? pathArgument(Call) : nullptr;
 }
 
 const Expr *Vocabulary::checkpointLoadPath(const CallExpr &Call) {
-  return isSerializeCall(Call, "load") ? pathArgument(Call) : nullptr;
+  return isSerializeCall(Call, "torch::load") ? pathArgument(Call) : nullptr;
 }
 
 std::optional<Vocabulary::FixedDevice>
@@ -135,7 +110,7 @@ Vocabulary::checkpointLoadDevice(const CallExpr &Call) {
   if (!Device || Device->getNumArgs() < 1)
     return std::nullopt;
   // torch::Device("cuda:1")
-  if (const StringLiteral *Spec = spelledString(Device->getArg(0))) {
+  if (const StringLiteral *Spec = spelledStringLiteral(Device->getArg(0))) {
     if (std::optional<int64_t> Index = cudaIndexOf(Spec->getString()))
       return FixedDevice{Device, *Index};
     return std::nullopt;

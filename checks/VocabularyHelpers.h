@@ -29,6 +29,9 @@ const Expr *stripObjectWrappers(const Expr *E);
 inline llvm::StringRef identifierName(const NamedDecl *D) {
   return D && D->getDeclName().isIdentifier() ? D->getName() : "";
 }
+/// The string literal \p E spells, also through `std::string`'s
+/// constructor (`std::string("RANK")`); null otherwise.
+const StringLiteral *spelledStringLiteral(const Expr *E);
 /// The name a call's callee is spelled with, also for a call left
 /// unresolved in a template (`sync_gradients(model)` with a dependent
 /// argument, `grads.push_back(p.grad())`) or by a compile error; "" for
