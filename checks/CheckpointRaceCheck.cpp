@@ -79,9 +79,9 @@ private:
   /// The calls of \p U that make the ranks meet.
   std::vector<const Stmt *> collectives(const CodeUnit &U);
 
-  void everyRankWrites(const CodeUnit &U, const Access &Save);
+  void everyRankWrites(const Access &Save);
   void readBeforeWritten(const CodeUnit &U, const Access &Save);
-  void fixedDevice(const CodeUnit &U, const Access &Load);
+  void fixedDevice(const Access &Load);
   /// A literal as written (`"ckpt.pt"`), anything else quoted (`'path'`).
   std::string display(const Access &A) const {
     std::string Text = sourceText(*A.Path, Context);
@@ -178,16 +178,16 @@ std::vector<const Stmt *> UnitCheckpoints::collectives(const CodeUnit &U) {
 void UnitCheckpoints::run(const CodeUnit &U) {
   for (const Access &Save : Saves) {
     if (!guardedByRank(U, *Save.Call))
-      everyRankWrites(U, Save);
+      everyRankWrites(Save);
     else
       readBeforeWritten(U, Save);
   }
   for (const Access &Load : Loads)
     if (!guardedByRank(U, *Load.Call))
-      fixedDevice(U, Load);
+      fixedDevice(Load);
 }
 
-void UnitCheckpoints::everyRankWrites(const CodeUnit &, const Access &Save) {
+void UnitCheckpoints::everyRankWrites(const Access &Save) {
   Check.diag(Save.Call->getBeginLoc(),
              "every rank writes checkpoint %0 at the same time: the writers "
              "truncate and interleave one another's output, and on a shared "
@@ -236,7 +236,7 @@ void UnitCheckpoints::readBeforeWritten(const CodeUnit &U, const Access &Save) {
   }
 }
 
-void UnitCheckpoints::fixedDevice(const CodeUnit &, const Access &Load) {
+void UnitCheckpoints::fixedDevice(const Access &Load) {
   std::optional<Vocabulary::FixedDevice> Device =
       Vocabulary::checkpointLoadDevice(*Load.Call);
   if (!Device || Vocab.mentionsRank(Device->Where))
