@@ -23,8 +23,7 @@ bool isThis(const Expr *E) {
   return E && isa<CXXThisExpr>(E->IgnoreParenImpCasts());
 }
 
-/// The user definitions of \p Class's member functions, also of the
-/// template it was instantiated from when no instantiation has a body.
+/// The user definitions of \p Class's member functions.
 llvm::SmallVector<const FunctionDecl *, 8>
 definedMethods(const CXXRecordDecl &Class) {
   llvm::SmallVector<const FunctionDecl *, 8> Out;
