@@ -164,6 +164,20 @@ public:
   static bool isWorkType(QualType T);
   /// `work->wait()`, `MPI_Wait(&req, ...)`, `MPI_Waitall(...)`.
   static bool isWaitCall(const CallExpr &Call);
+  /// A C function of a communication or GPU SDK the vocabulary knows (MPI,
+  /// NCCL, the CUDA runtime and driver, cuBLAS, cuDNN), recognised by name
+  /// wherever its header comes from (`-I` or `-isystem`): such a function is
+  /// a collective only when the tables above say so.
+  static bool isSdkFunction(const FunctionDecl &FD);
+  /// An SDK function whose value is a status code (`MPI_*` returning int,
+  /// `ncclResult_t`, `cudaError_t`, ...): the call's results come back
+  /// through its pointer arguments, and its value says only whether it
+  /// failed.
+  static bool returnsStatusOnly(const FunctionDecl &FD);
+  /// A call after which no code of this process runs: a function declared
+  /// not to return, and `MPI_Abort` (declared as returning, yet it ends
+  /// every rank of the communicator).
+  static bool neverReturns(const CallExpr &Call);
   /// The operation a reducing collective applies (AllReduce, Reduce,
   /// ReduceScatter); nullopt for the other collectives. \p Scope is the
   /// function body searched for the options variable's assignments

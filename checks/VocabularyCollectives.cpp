@@ -239,6 +239,55 @@ bool Vocabulary::isWaitCall(const CallExpr &Call) {
              .Default(false);
 }
 
+//===----------------------------------------------------------------------===//
+// SDK functions
+//===----------------------------------------------------------------------===//
+
+bool Vocabulary::isSdkFunction(const FunctionDecl &FD) {
+  if (!FD.getDeclName().isIdentifier() || !isGlobalCFunction(FD))
+    return false;
+  llvm::StringRef Name = FD.getName();
+  if (Name.startswith("MPI_") || Name.startswith("PMPI_") ||
+      Name.startswith("nccl") || Name.startswith("cuda") ||
+      Name.startswith("cublas") || Name.startswith("cudnn"))
+    return true;
+  // The driver API: cuInit, cuMemAlloc, cuStreamSynchronize.
+  return Name.size() > 2 && Name.startswith("cu") && Name[2] >= 'A' && Name[2] <= 'Z';
+}
+
+bool Vocabulary::returnsStatusOnly(const FunctionDecl &FD) {
+  if (!isSdkFunction(FD))
+    return false;
+  QualType T = FD.getReturnType();
+  if (FD.getName().startswith("MPI_") || FD.getName().startswith("PMPI_"))
+    return T->isSpecificBuiltinType(BuiltinType::Int) &&
+           FD.getName() != "MPI_Wtime";
+  for (unsigned Depth = 0; Depth < 4; ++Depth) {
+    const auto *TT = T->getAs<TypedefType>();
+    if (!TT)
+      break;
+    if (llvm::StringSwitch<bool>(TT->getDecl()->getName())
+            .Cases("ncclResult_t", "cudaError_t", "CUresult", true)
+            .Cases("cublasStatus_t", "cudnnStatus_t", true)
+            .Default(false))
+      return true;
+    T = TT->desugar();
+  }
+  if (const auto *ET = T->getAs<EnumType>())
+    return ET->getDecl()->getName() == "cudaError";
+  return false;
+}
+
+bool Vocabulary::neverReturns(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD)
+    return false;
+  if (FD->isNoReturn())
+    return true;
+  return FD->getDeclName().isIdentifier() && isGlobalCFunction(*FD) &&
+         (FD->getName() == "MPI_Abort" || FD->getName() == "PMPI_Abort");
+}
+
 std::optional<bool> Vocabulary::coalescingBracket(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier())

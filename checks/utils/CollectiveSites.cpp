@@ -102,8 +102,11 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
     return std::nullopt;
   }
   // Declared in user code, defined in another translation unit: a function
-  // handed the communicator is taken to communicate through it.
-  if (!Vocab.isRankName(*FD) && handsCommunicator(*Call, /*InStructs=*/false))
+  // handed the communicator is taken to communicate through it. Not an SDK's
+  // own function (`MPI_Comm_size`, `MPI_Abort`, `ncclSend`) whose header came
+  // in with -I: the tables name its collectives.
+  if (!Vocab.isRankName(*FD) && !Vocabulary::isSdkFunction(*FD) &&
+      handsCommunicator(*Call, /*InStructs=*/false))
     return CollectiveSite{CollectiveSite::Via::Communicator, FD, nullptr,
                           std::nullopt};
   return std::nullopt;

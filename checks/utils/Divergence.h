@@ -36,6 +36,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <array>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -126,6 +127,13 @@ public:
   /// this translation unit pass for those parameters (through their own
   /// callers in turn).
   Divergence fromCallers(const FunctionDecl &FD, const Divergence &D);
+  /// The fields of the struct that \p FD's parameter \p Index points or
+  /// refers to which \p FD writes, each with what it writes there (in terms
+  /// of \p FD's parameters); null when \p FD writes the struct in a way this
+  /// does not follow (whole, through an alias, through code out of sight).
+  using FieldWrites =
+      llvm::SmallVector<std::pair<const FieldDecl *, Divergence>, 8>;
+  const FieldWrites *fieldWrites(const FunctionDecl &FD, unsigned Index);
 
 private:
   struct CallSite {
@@ -153,6 +161,10 @@ private:
       Callers;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, Divergence>
       Passed;
+  /// Node-based: callers keep pointers to summaries while others are made.
+  std::map<std::pair<const FunctionDecl *, unsigned>,
+           std::optional<FieldWrites>>
+      FieldWriteSummaries;
 };
 
 /// Divergence facts of one function body, on its CFG.

@@ -42,6 +42,20 @@ const Expr *decidingExpr(const CFGBlock &Branch) {
   return E;
 }
 
+/// A block after which this process runs nothing more: a call declared
+/// not to return, or one the vocabulary knows ends every rank
+/// (`MPI_Abort`).
+bool endsProcess(const CFGBlock &B) {
+  if (B.hasNoReturnElement())
+    return true;
+  for (const CFGElement &Element : B)
+    if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+      if (const auto *Call = dyn_cast<CallExpr>(S->getStmt()))
+        if (Vocabulary::neverReturns(*Call))
+          return true;
+  return false;
+}
+
 } // namespace
 
 const Expr *FunctionDivergence::condition(const CFGBlock &Branch) const {
@@ -78,7 +92,7 @@ bool FunctionDivergence::bypasses(const CFGBlock &Branch,
   bool Found = false;
   while (!Work.empty() && !Found) {
     const CFGBlock *B = Work.pop_back_val();
-    if (!B || B == &Block || B->hasNoReturnElement() || !Seen.insert(B).second)
+    if (!B || B == &Block || endsProcess(*B) || !Seen.insert(B).second)
       continue;
     if (B == Exit) {
       Found = true;

@@ -97,6 +97,16 @@ bool isInfrastructureType(QualType T) {
          llvm::StringRef(Name).startswith("c10d::");
 }
 
+/// `&x` handed to a parameter that points to something writable.
+bool isOutputPointer(const FunctionDecl &FD, unsigned I, const Expr *Arg) {
+  if (I >= FD.getNumParams())
+    return false;
+  QualType P = FD.getParamDecl(I)->getType();
+  const auto *AddrOf = dyn_cast<UnaryOperator>(Arg->IgnoreParenImpCasts());
+  return P->isPointerType() && !P->getPointeeType().isConstQualified() &&
+         AddrOf && AddrOf->getOpcode() == UO_AddrOf;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -271,6 +281,10 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD)
     return childrenValue(Call);
+  // An SDK call's status says whether it failed, not what it computed:
+  // `ncclCommInitRank(&comm, n, ids[rank], rank)` succeeds on every rank.
+  if (Vocabulary::returnsStatusOnly(*FD))
+    return {};
   const Expr *Object = nullptr;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
     Object = Member->getImplicitObjectArgument();
@@ -281,9 +295,12 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr &Call) {
     return *D;
   if (std::optional<Divergence> D = userCallValue(Call, *FD, Object))
     return *D;
+  // What the call writes through a pointer is its output, not an input of
+  // its value: `read(fd, &buf, n)` does not return what `buf` held.
   Divergence D;
-  for (const Expr *Arg : Call.arguments())
-    D.merge(valueOf(Arg));
+  for (unsigned I = 0; I < Call.getNumArgs(); ++I)
+    if (!isOutputPointer(*FD, I, Call.getArg(I)))
+      D.merge(valueOf(Call.getArg(I)));
   if (Object)
     D.merge(valueOf(Object));
   return D;

@@ -132,6 +132,11 @@ private:
   Divergence argumentsValue(const CallExpr &Call);
   /// Output arguments: `f(&x)`, `f(x)` binding a non-const reference.
   void writeOutputArguments(const CallExpr &Call, const Divergence &Arguments);
+  /// A helper that fills the struct \p Where through its parameter
+  /// \p Index: only the fields it writes change, each with what it writes
+  /// there. False when the helper's writes are not summarised.
+  bool writeFields(const CallExpr &Call, const FunctionDecl &FD,
+                   unsigned Index, Slot Where, bool Exact);
   void define(Slot Where, Divergence D, bool Overwrite) {
     Flow.define(Where, D, Overwrite, Block);
   }
@@ -289,10 +294,35 @@ void FunctionDivergence::Transfer::writeOutputArguments(
     if (Written)
       if (const FunctionDecl *Def = userDefinition(*FD))
         Written = Flow.Owner.writes().mayWrite(*Def, I);
+    if (!Written)
+      continue;
     bool Exact = false;
-    if (Written)
-      define(Flow.rootLocal(Arg, Exact), Arguments, false);
+    Slot Where = Flow.rootLocal(Arg, Exact);
+    if (!writeFields(Call, *FD, I, Where, Exact))
+      define(Where, Arguments, false);
   }
+}
+
+bool FunctionDivergence::Transfer::writeFields(const CallExpr &Call,
+                                               const FunctionDecl &FD,
+                                               unsigned Index, Slot Where,
+                                               bool Exact) {
+  const FunctionDecl *Def = userDefinition(FD);
+  if (!Def || !Where.first || Where.second || !Exact ||
+      isa<CXXOperatorCallExpr>(Call))
+    return false;
+  const DivergenceAnalysis::FieldWrites *Fields =
+      Flow.Owner.fieldWrites(*Def, Index);
+  if (!Fields)
+    return false;
+  for (const auto &[Field, D] : *Fields) {
+    Divergence Value = D.sourcesOnly().through(&Call);
+    for (unsigned K = 0; K < 64 && K < Call.getNumArgs(); ++K)
+      if (D.parameters() & (uint64_t(1) << K))
+        Value.merge(Flow.valueOf(Call.getArg(K)));
+    define({Where.first, Field}, Value, false);
+  }
+  return true;
 }
 
 } // namespace clang::tidy::ddp
