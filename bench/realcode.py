@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""ddplint on labelled public training code: recall, precision and false findings, per check.
+
+Usage: MIRROR=<folder of repository copies> bench/realcode.py [--list-other] [-j N] [--repo OWNER/NAME]
+
+Tables scored, side by side in one run:
+  dev    ../shared/realcode/devset.tsv (the development set), where present;
+  bench  bench/realcode/benchmark.tsv (this project's benchmark).
+Each row names a repository, a commit, a file, a check, a line range and a verdict (BUG: the check
+must report inside the range; OK: it must stay silent there). flags.tsv beside each table gives the
+flags a user's build passes. Each repository must be present as a git directory at
+MIRROR/<owner>+<name>/repo (what the search tool's fetch brings).
+
+Every finding outside a BUG row is looked up in bench/realcode/reviewed.tsv, where each was read by
+hand and judged TRUE (a real problem the labels did not list) or FALSE; the false ones count against
+the check, per analysed file. Findings nobody has read yet are printed as UNREVIEWED.
+"""
+import collections
+import concurrent.futures
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DRIVER = ROOT / "build" / "bin" / "ddplint"
+HERE = ROOT / "bench" / "realcode"
+TABLES = [("dev", ROOT.parent / "shared" / "realcode" / "devset.tsv"),
+          ("bench", HERE / "benchmark.tsv")]
+REVIEWED = HERE / "reviewed.tsv"
+FINDING = re.compile(r"^(.*?):(\d+):\d+: warning: .* \[(ddp-[a-z0-9-]+)[^\]]*\]$", re.M)
+
+Row = collections.namedtuple("Row", "table repo commit path check first last verdict")
+
+
+def read_tsv(path):
+    if not path.exists():
+        return []
+    return [line.split("\t") for line in path.read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def load_rows():
+    rows, flags = [], {}
+    for name, table in TABLES:
+        for repo, commit, path, check, span, verdict in read_tsv(table):
+            first, last = (int(x) for x in span.split("-"))
+            rows.append(Row(name, repo, commit, path, check, first, last, verdict))
+        for repo, repo_flags in read_tsv(table.parent / "flags.tsv"):
+            flags[repo] = repo_flags.split()
+    return rows, flags
+
+
+def git_dir(mirror, repo):
+    d = mirror / repo.replace("/", "+") / "repo"
+    return d / ".git" if (d / ".git").exists() else d
+
+
+def git(gd, *args):
+    return subprocess.run(["git", "--git-dir", str(gd), *args], capture_output=True)
+
+
+def extract(mirror, work, repo, commit):
+    """The repository's tree at the commit (blob by blob where the copy lacks some)."""
+    dest = work / repo.replace("/", "+") / commit[:12]
+    if (dest / ".done").exists():
+        return dest
+    gd = git_dir(mirror, repo)
+    if not gd.exists():
+        return None
+    dest.mkdir(parents=True, exist_ok=True)
+    archive = git(gd, "archive", "--format=tar", commit)
+    try:
+        with tempfile.TemporaryFile() as tmp:
+            tmp.write(archive.stdout)
+            tmp.seek(0)
+            with tarfile.open(fileobj=tmp) as tar:
+                tar.extractall(dest)
+        if archive.returncode:
+            raise tarfile.TarError("incomplete archive")
+    except tarfile.TarError:
+        for entry in git(gd, "ls-tree", "-r", commit).stdout.decode().splitlines():
+            meta, name = entry.split("\t", 1)
+            _, kind, sha = meta.split()
+            blob = git(gd, "cat-file", "blob", sha) if kind == "blob" else None
+            if blob is not None and blob.returncode == 0:
+                (dest / name).parent.mkdir(parents=True, exist_ok=True)
+                (dest / name).write_bytes(blob.stdout)
+    (dest / ".done").write_text(commit)
+    return dest
+
+
+def compile_flags(root, f, repo_flags):
+    cuda = f.suffix in (".cu", ".cuh")
+    flags = ["-x", "cuda", "--cuda-host-only"] if cuda else ["-x", "c++"]
+    flags += ["-std=c++17", "-Wno-everything", "-DUSE_C10D_GLOO", "-DUSE_C10D_MPI",
+              "-isystem", "/usr/include/torch/csrc/api/include",
+              "-isystem", "/usr/include/torch/csrc/distributed",
+              "-isystem", "/usr/lib/x86_64-linux-gnu/openmpi/include"]
+    if pathlib.Path("/usr/local/cuda/include").is_dir():
+        flags += ["-isystem", "/usr/local/cuda/include"]
+    flags += [f"-I{p}" for p in (root, root / "include", f.parent, f.parent.parent / "include")
+              if p.is_dir()]
+    for fl in repo_flags:
+        relative = fl.startswith("-I") and not fl.startswith("-I/")
+        flags.append(f"-I{root / fl[2:]}" if relative else fl)
+    return flags
+
+
+def analyse(mirror, work, flags, unit):
+    repo, commit, path = unit
+    root = extract(mirror, work, repo, commit)
+    if root is None:
+        return unit, None, "not present"
+    f = root / path
+    cmd = [str(DRIVER), "--no-cache", "--checks=-*,ddp-*", str(f), "--"]
+    r = subprocess.run(cmd + compile_flags(root, f, flags.get(repo, [])),
+                       capture_output=True, text=True, timeout=900)
+    note = "" if r.returncode in (0, 1) else f"ddplint exited {r.returncode}"
+    found = {(int(m.group(2)), m.group(3)) for m in FINDING.finditer(r.stdout + r.stderr)
+             if pathlib.Path(m.group(1)).resolve() == f.resolve()}
+    return unit, found, note
+
+
+class Tally:
+    def __init__(self):
+        self.bugs = self.hits = self.oks = self.ok_fp = 0
+        self.true_other = self.false_other = self.unreviewed = 0
+        self.files = set()
+
+
+def score(rows, results, reviewed, list_other):
+    """Per table and check: prints the misses, the false positives and the unread findings."""
+    tallies = collections.defaultdict(Tally)
+    by_file = collections.defaultdict(list)
+    for r in rows:
+        by_file[(r.table, r.repo, r.path)].append(r)
+    for r in rows:
+        found = results.get((r.repo, r.commit, r.path))
+        if found is None:
+            continue
+        t = tallies[(r.table, r.check)]
+        inside = sorted(ln for ln, c in found if c == r.check and r.first <= ln <= r.last)
+        if r.verdict == "BUG":
+            t.bugs += 1
+            t.hits += bool(inside)
+            if not inside:
+                print(f"MISS {r.table} {r.repo}:{r.path}:{r.first}-{r.last} [{r.check}]")
+        else:
+            t.oks += 1
+            t.ok_fp += bool(inside)
+            if inside:
+                print(f"FALSE-POSITIVE {r.table} {r.repo}:{r.path}:{inside} [{r.check}] (OK row)")
+    for (table, repo, path), file_rows in sorted(by_file.items()):
+        found = results.get((repo, file_rows[0].commit, path))
+        if found is None:
+            continue
+        for check in {c for _, c in found} | {r.check for r in file_rows}:
+            tallies[(table, check)].files.add((repo, path))
+        for ln, check in sorted(found):
+            if any(r.verdict == "BUG" and r.check == check and r.first <= ln <= r.last
+                   for r in file_rows):
+                continue
+            t = tallies[(table, check)]
+            verdict = reviewed.get((repo, path, ln, check))
+            if verdict == "TRUE":
+                t.true_other += 1
+            elif verdict == "FALSE":
+                t.false_other += 1
+            else:
+                t.unreviewed += 1
+                print(f"UNREVIEWED {table} {repo}:{path}:{ln} [{check}]")
+            if list_other and verdict:
+                print(f"OTHER-{verdict} {table} {repo}:{path}:{ln} [{check}]")
+    return tallies
+
+
+def analysed_files(rows, results, table):
+    return {(r.repo, r.path) for r in rows if r.table == table
+            and results.get((r.repo, r.commit, r.path)) is not None}
+
+
+def print_table(tallies, rows, results):
+    print()
+    print(f"{'table':6} {'check':34} {'bugs found':>10} {'OK rows hit':>11} "
+          f"{'other T/F/?':>12} {'files':>5} {'false/file':>10}")
+    print("(files: where the check has a row or a finding; false/file: findings on OK rows and "
+          "other findings read as false, over every analysed file of the table)")
+    for table in sorted({t for t, _ in tallies}):
+        total = Tally()
+        all_files = len(analysed_files(rows, results, table))
+        for (tb, check), t in sorted(tallies.items()):
+            if tb != table:
+                continue
+            for field in ("bugs", "hits", "oks", "ok_fp", "true_other", "false_other", "unreviewed"):
+                setattr(total, field, getattr(total, field) + getattr(t, field))
+            # False findings: on OK rows and elsewhere, per analysed file of the table.
+            per_file = (t.ok_fp + t.false_other) / max(all_files, 1)
+            print(f"{table:6} {check:34} {t.hits:>4}/{t.bugs:<5} {t.ok_fp:>4}/{t.oks:<6} "
+                  f"{t.true_other:>3}/{t.false_other}/{t.unreviewed:<4} {len(t.files):>5} {per_file:>10.2f}")
+        files = analysed_files(rows, results, table)
+        repos = {repo for repo, _ in files}
+        recall = total.hits / total.bugs if total.bugs else 1.0
+        print(f"{table:6} {'all checks':34} {total.hits:>4}/{total.bugs:<5} {total.ok_fp:>4}/{total.oks:<6} "
+              f"{total.true_other:>3}/{total.false_other}/{total.unreviewed:<4} {len(files):>5} "
+              f"{(total.ok_fp + total.false_other) / max(len(files), 1):>10.2f}")
+        print(f"{table}: {len(repos)} repositories, {len(files)} files: recall {recall:.2f}, "
+              f"{total.ok_fp} findings on OK rows, {total.false_other} false findings elsewhere, "
+              f"{total.unreviewed} unreviewed")
+        print()
+
+
+def main():
+    argv = sys.argv[1:]
+    if "MIRROR" not in os.environ or "-h" in argv or "--help" in argv:
+        sys.exit(__doc__)
+    if not DRIVER.exists():
+        sys.exit("no build/bin/ddplint: run scripts/build first")
+    jobs = int(argv[argv.index("-j") + 1]) if "-j" in argv else (os.cpu_count() or 2)
+    only = argv[argv.index("--repo") + 1] if "--repo" in argv else None
+    mirror = pathlib.Path(os.environ["MIRROR"])
+    work = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "ddplint-realcode-bench"
+    rows, flags = load_rows()
+    if only:
+        rows = [r for r in rows if r.repo == only]
+    reviewed = {(repo, path, int(line), check): verdict
+                for repo, path, line, check, verdict, *_ in read_tsv(REVIEWED)}
+    units = sorted({(r.repo, r.commit, r.path) for r in rows})
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for unit, found, note in pool.map(lambda u: analyse(mirror, work, flags, u), units):
+            results[unit] = found
+            if note:
+                print(f"note: {unit[0]}:{unit[2]}: {note}")
+    tallies = score(rows, results, reviewed, "--list-other" in argv)
+    print_table(tallies, rows, results)
+
+
+if __name__ == "__main__":
+    main()
