@@ -68,6 +68,9 @@ public:
   void run(const CodeUnit &U);
 
 private:
+  /// Whether the file name \p Path holds the rank: it mentions it, or it is
+  /// a local that a statement of \p U fills with it.
+  bool namesRankFile(const CodeUnit &U, const Expr &Path);
   /// The condition on the rank in \p U that decides whether \p S runs.
   const Expr *rankCondition(const CodeUnit &U, const Stmt &S);
   /// Which side of the `if` testing \p Condition holds \p S: 0 for its
@@ -106,12 +109,37 @@ private:
   std::optional<std::vector<const Stmt *>> Collectives;
 };
 
+bool UnitCheckpoints::namesRankFile(const CodeUnit &U, const Expr &Path) {
+  if (Vocab.mentionsRank(&Path))
+    return true;
+  // A buffer or string the unit fills with the rank:
+  // `sprintf(name, "ckpt-%d.pt", rank)`, `name += std::to_string(rank)`.
+  const auto *Ref = dyn_cast<DeclRefExpr>(stripObjectWrappers(&Path));
+  const auto *Name = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Name || !Name->hasLocalStorage())
+    return false;
+  auto Writes = [&](const Expr *Target) {
+    const auto *R = dyn_cast_or_null<DeclRefExpr>(
+        Target ? stripObjectWrappers(Target) : nullptr);
+    return R && R->getDecl() == Name;
+  };
+  return llvm::any_of(U.Stmts, [&](const Stmt *S) {
+    const Expr *Target = nullptr;
+    if (const auto *Call = dyn_cast<CallExpr>(S); Call && Call->getNumArgs())
+      Target = Call->getArg(0);
+    else if (const auto *BO = dyn_cast<BinaryOperator>(S);
+             BO && BO->isAssignmentOp())
+      Target = BO->getLHS();
+    return Writes(Target) && Vocab.mentionsRank(S);
+  });
+}
+
 void UnitCheckpoints::collect(const CodeUnit &U) {
   for (const CallExpr *Call : U.Calls) {
     const Expr *Save = Vocabulary::checkpointSavePath(*Call);
     const Expr *Path = Save ? Save : Vocabulary::checkpointLoadPath(*Call);
     // A file name with the rank in it is this rank's own file.
-    if (!Path || Vocab.mentionsRank(Path))
+    if (!Path || namesRankFile(U, *Path))
       continue;
     (Save ? Saves : Loads).push_back({Call, Path, pathKey(*Path, Context)});
   }

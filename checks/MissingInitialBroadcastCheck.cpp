@@ -32,8 +32,9 @@ bool clonesModule(const Stmt *S) {
 /// a copy or a clone of another module.
 AST_MATCHER(VarDecl, ownsNewModule) {
   QualType T = Node.getType();
-  if (T->isReferenceType() || T->isPointerType() ||
-      !Vocabulary::moduleClassOfHandle(T) || !Node.hasLocalStorage() ||
+  const CXXRecordDecl *Module = Vocabulary::moduleClassOfHandle(T);
+  if (T->isReferenceType() || T->isPointerType() || !Module ||
+      Vocabulary::holdsNoParameters(*Module) || !Node.hasLocalStorage() ||
       isa<ParmVarDecl>(&Node))
     return false;
   return !Node.getInit() ||

@@ -3,6 +3,7 @@
 #include "PerParameterAllreduceCheck.h"
 
 #include "utils/ASTUtils.h"
+#include "utils/ParameterLoops.h"
 #include "utils/Reachability.h"
 
 #include "clang/AST/ASTContext.h"
@@ -117,6 +118,31 @@ bool carriesInArguments(const Expr &Call, const VarDecl &Element,
   return false;
 }
 
+/// Whether \p Call opens (true) or closes (false) a coalescing group: itself
+/// (`ncclGroupStart()`), or a helper of this translation unit whose body
+/// does (`groupStart()` wrapping `ncclGroupStart()`).
+std::optional<bool> bracketOf(const CallExpr &Call) {
+  if (std::optional<bool> Open = Vocabulary::coalescingBracket(Call))
+    return Open;
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const FunctionDecl *Def = Callee ? userDefinition(*Callee) : nullptr;
+  if (!Def || !Def->getBody())
+    return std::nullopt;
+  std::optional<bool> Found;
+  forEachCall(Def->getBody(), [&](const Expr *E) {
+    if (const auto *Inner = dyn_cast<CallExpr>(E); Inner && !Found)
+      Found = Vocabulary::coalescingBracket(*Inner);
+  });
+  return Found;
+}
+
+/// carriesIterationTensor for one of the arguments of \p Call.
+bool carriesIterationTensorInArguments(const Stmt &Loop, const Expr &Call) {
+  return llvm::any_of(argumentsOf(Call), [&](const Expr *Arg) {
+    return carriesIterationTensor(Loop, *Arg);
+  });
+}
+
 /// The lambda a hook argument is, through the std::function it may be
 /// converted to.
 const LambdaExpr *hookLambda(const Expr *Hook) {
@@ -147,7 +173,8 @@ void PerParameterAllreduceCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       callExpr(matchers::isCollective(&Vocab),
                unless(isExpansionInSystemHeader()),
-               anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(lambdaExpr())))
+               anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(forStmt()),
+                     hasAncestor(lambdaExpr())))
           .bind(CollectiveId),
       this);
   // A helper of this translation unit called once per parameter
@@ -157,7 +184,7 @@ void PerParameterAllreduceCheck::registerMatchers(MatchFinder *Finder) {
                unless(isExpansionInSystemHeader()),
                callee(functionDecl(unless(isExpansionInSystemHeader()),
                                    hasBody(stmt()))),
-               hasAncestor(cxxForRangeStmt()))
+               anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(forStmt())))
           .bind(HelperId),
       this);
   // The same call when it does not type-check (`all_reduce(p.grad(), pg)`
@@ -237,7 +264,7 @@ bool PerParameterAllreduceCheck::isCoalesced(const Expr &Collective,
   for (const BoundNodes &N : match(findAll(callExpr().bind("call")),
                                    *Function->getBody(), Context)) {
     const auto *Call = N.getNodeAs<CallExpr>("call");
-    if (std::optional<bool> Open = Vocabulary::coalescingBracket(*Call))
+    if (std::optional<bool> Open = bracketOf(*Call))
       (*Open ? Opens : Closes).push_back(Call);
   }
   if (Opens.empty())
@@ -261,9 +288,18 @@ PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
       const VarDecl *Element = Loop->getLoopVariable();
       bool OverParameters = Vocabulary::parameterLoopVariable(*Loop);
       if (Child == Loop->getBody() && Element &&
-          carriesInArguments(Call, *Element, OverParameters && SyncsParameters,
-                             *Loop->getBody()))
+          (carriesInArguments(Call, *Element,
+                              OverParameters && SyncsParameters,
+                              *Loop->getBody()) ||
+           (!OverParameters && SyncsParameters &&
+            carriesIterationTensorInArguments(*Loop, Call))))
         Site = {Loop->getBody(), Loop, false};
+    } else if (const auto *For = dyn_cast<ForStmt>(Parent)) {
+      // An index or iterator loop over layers or gradient buffers of the
+      // project's own (`nabla_w[i]`, `layers[i]->params[j]`).
+      if (Child == For->getBody() && SyncsParameters &&
+          carriesIterationTensorInArguments(*For, Call))
+        Site = {For->getBody(), For, false};
     } else if (const auto *Lambda = dyn_cast<LambdaExpr>(Parent)) {
       // Inside a hook registered with `register_hook`: once per tensor.
       const CXXMethodDecl *Operator = Lambda->getCallOperator();

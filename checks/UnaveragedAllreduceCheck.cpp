@@ -68,6 +68,7 @@ llvm::StringRef fixFor(CollectiveApi Api) {
   case CollectiveApi::BoostMpi:
     return "divide them by comm.size() after the reduction";
   case CollectiveApi::Configured:
+  case CollectiveApi::Named:
     break;
   }
   return "divide them by the world size after the reduction";

@@ -48,6 +48,18 @@ public:
   /// holder `X` (a `ModuleHolder<XImpl>`), `std::shared_ptr<XImpl>`,
   /// `XImpl&`, `XImpl*`; null if the type is no module handle.
   static const CXXRecordDecl *moduleClassOfHandle(QualType T);
+  /// A module of LibTorch's own that holds no parameters: a loss
+  /// (`torch::nn::MSELoss`), an activation, a pooling, dropout or reshaping
+  /// layer. Building one on each rank starts no replica apart.
+  static bool holdsNoParameters(const CXXRecordDecl &ModuleClass);
+  /// A name that says it holds gradients, in code that does not spell
+  /// `grad()`: `grads`, `gradients`, `grad_weight`, `params_gradients`,
+  /// `nabla_w`, `dw_`, `dW`; not a bucket, chunk or flat buffer of them
+  /// (`grad_buckets`, `flat_grads`), which is coalesced already.
+  static bool namesGradients(llvm::StringRef Name);
+  /// namesGradients, or a name that says it holds parameters (`params`,
+  /// `weights`, `bias`): what a sync loop reduces one at a time.
+  static bool namesSyncedTensor(llvm::StringRef Name);
   /// A forward pass: `m->forward(x)`, `m(x)`, `(*m)(x)`, `m.forward(x)` on a
   /// module handle or a wrapper. Returns the expression of the module or
   /// wrapper it runs on, or null.

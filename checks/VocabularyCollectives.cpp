@@ -11,6 +11,7 @@
 #include "VocabularyInternal.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::ddp {
@@ -112,6 +113,37 @@ bool isGlobalCFunction(const FunctionDecl &FD) {
                                         ->isTranslationUnit();
 }
 
+/// A function of the project's own, defined in another translation unit (or
+/// pure virtual), named for a reducing collective in any spelling:
+/// `allReduce`, `all_reduce`, `Allreduce_Tensor`, `allgather`,
+/// `reduce_scatter_async`. Its body is out of sight, its name is what it does.
+std::optional<CollectiveKind> namedCollective(const FunctionDecl &FD) {
+  if (!FD.getDeclName().isIdentifier() || FD.isDefined() ||
+      FD.getASTContext().getSourceManager().isInSystemHeader(
+          FD.getLocation()) ||
+      Vocabulary::isSdkFunction(FD))
+    return std::nullopt;
+  std::string Name;
+  for (char C : FD.getName())
+    if (C != '_')
+      Name += llvm::toLower(C);
+  llvm::StringRef N(Name);
+  std::optional<CollectiveKind> Kind;
+  if (N.consume_front("allreduce"))
+    Kind = CollectiveKind::AllReduce;
+  else if (N.consume_front("allgather"))
+    Kind = CollectiveKind::AllGather;
+  else if (N.consume_front("reducescatter"))
+    Kind = CollectiveKind::ReduceScatter;
+  // `allReduceGradients(model)` syncs a whole model: a gradient sync
+  // function, not one collective.
+  bool OneCollective = llvm::StringSwitch<bool>(N)
+                           .Cases("", "tensor", "tensors", "async", true)
+                           .Cases("inplace", "multiple", "coalesced", true)
+                           .Default(false);
+  return OneCollective ? Kind : std::nullopt;
+}
+
 } // namespace
 
 llvm::StringRef collectiveKindName(CollectiveKind K) {
@@ -136,6 +168,7 @@ llvm::StringRef collectiveApiName(CollectiveApi A) {
   case CollectiveApi::Nccl: return "nccl";
   case CollectiveApi::BoostMpi: return "boost-mpi";
   case CollectiveApi::Configured: return "configured";
+  case CollectiveApi::Named: return "named";
   }
   return "unknown";
 }
@@ -164,6 +197,8 @@ Vocabulary::classifyCollective(const CallExpr &Call) const {
   for (const ConfiguredCollective &C : ConfiguredCollectives)
     if (C.Name.matches(*FD))
       return CollectiveInfo{C.Kind, CollectiveApi::Configured, false};
+  if (std::optional<CollectiveKind> Kind = namedCollective(*FD))
+    return CollectiveInfo{*Kind, CollectiveApi::Named, false};
 
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
     if (isProcessGroupClass(*MD->getParent()))

@@ -31,6 +31,57 @@ bool Vocabulary::isModuleClass(const CXXRecordDecl &RD) {
   return isSameOrDerivedFrom(RD, "torch::nn::Module");
 }
 
+bool Vocabulary::holdsNoParameters(const CXXRecordDecl &ModuleClass) {
+  if (!ModuleClass.getDeclName().isIdentifier() ||
+      !llvm::StringRef(ModuleClass.getQualifiedNameAsString())
+           .startswith("torch::nn::"))
+    return false;
+  llvm::StringRef Name = ModuleClass.getName();
+  Name.consume_back("Impl");
+  if (Name.endswith("Loss") || Name.contains("Pool") ||
+      Name.contains("Dropout") || Name.endswith("Pad1d") ||
+      Name.endswith("Pad2d") || Name.endswith("Pad3d"))
+    return true;
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("ReLU", "ReLU6", "LeakyReLU", "RReLU", "GELU", "SiLU", true)
+      .Cases("ELU", "SELU", "CELU", "Mish", "Sigmoid", "LogSigmoid", true)
+      .Cases("Tanh", "Tanhshrink", "Hardtanh", "Hardshrink", true)
+      .Cases("Softshrink", "Softsign", "Softplus", "Threshold", true)
+      .Cases("Softmax", "Softmin", "LogSoftmax", "Softmax2d", true)
+      .Cases("Flatten", "Unflatten", "Identity", "Upsample", true)
+      .Cases("PixelShuffle", "PixelUnshuffle", "Fold", "Unfold", true)
+      .Cases("CosineSimilarity", "PairwiseDistance", true)
+      .Default(false);
+}
+
+bool Vocabulary::namesGradients(llvm::StringRef Name) {
+  std::string Lower = Name.lower();
+  llvm::StringRef N(Lower);
+  if (N.contains("bucket") || N.contains("chunk") || N.contains("flat") ||
+      N.contains("shard"))
+    return false;
+  if (N.contains("grad") || N.contains("nabla"))
+    return true;
+  // Backpropagation's d-prefixed names: dw, dW, d_weight, db_.
+  N = N.trim('_');
+  N.consume_front("m_");
+  return llvm::StringSwitch<bool>(N)
+      .Cases("dw", "db", "d_w", "d_b", "dweight", "dweights", true)
+      .Cases("d_weight", "d_weights", "dbias", "d_bias", true)
+      .Default(false);
+}
+
+bool Vocabulary::namesSyncedTensor(llvm::StringRef Name) {
+  if (namesGradients(Name))
+    return true;
+  std::string Lower = Name.lower();
+  llvm::StringRef N(Lower);
+  if (N.contains("bucket") || N.contains("chunk") || N.contains("flat") ||
+      N.contains("shard"))
+    return false;
+  return N.contains("param") || N.contains("weight") || N.contains("bias");
+}
+
 const CXXRecordDecl *Vocabulary::moduleClassOfHandle(QualType T) {
   const CXXRecordDecl *RD = pointeeRecord(T);
   if (!RD)

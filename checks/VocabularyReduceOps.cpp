@@ -284,6 +284,8 @@ Vocabulary::reduceOp(const CallExpr &Call, const Stmt *Scope,
   switch (Info->Api) {
   case CollectiveApi::Configured:
     return ReduceOpKind::Sum; // a framework's `sum`
+  case CollectiveApi::Named:
+    return ReduceOpKind::Unknown; // `allReduce(x, scale)` may average
   case CollectiveApi::Mpi:
   case CollectiveApi::Nccl:
     // MPI_Allreduce(send, recv, count, type, op, comm), ncclAllReduce(send,

@@ -33,7 +33,10 @@ enum class CollectiveKind {
   Barrier,
 };
 
-enum class CollectiveApi { C10d, Mpi, Nccl, BoostMpi, Configured };
+/// Where a collective comes from. Named: a function of the project's own,
+/// defined out of sight, whose name says what it does (`allReduce`,
+/// `all_reduce_tensor`); its reduce operation is not known.
+enum class CollectiveApi { C10d, Mpi, Nccl, BoostMpi, Configured, Named };
 
 struct CollectiveInfo {
   CollectiveKind Kind;

@@ -114,6 +114,15 @@ void FunctionDivergence::collectFacts() {
         ParameterVariables.insert(LoopVar);
       return;
     }
+    if (const auto *For = dyn_cast<ForStmt>(S)) {
+      if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
+        for (const Decl *D : Init->decls())
+          if (const auto *V = dyn_cast<VarDecl>(D))
+            if (V->getInit() && !V->getInit()->isValueDependent() &&
+                V->getInit()->isEvaluatable(Owner.context()))
+              LoopCounters.insert(V);
+      return;
+    }
     if (const auto *DS = dyn_cast<DeclStmt>(S)) {
       for (const Decl *D : DS->decls())
         if (const auto *V = dyn_cast<VarDecl>(D))
@@ -229,7 +238,7 @@ Divergence FunctionDivergence::read(const VarDecl *V) const {
   for (const auto &[Where, Value] : Current) {
     if (Where.first != V)
       continue;
-    if (!Where.second) {
+    if (!Where.second || Where.second == elementsSlot()) {
       D.merge(Value);
     } else {
       Divergence Carried = Value;
@@ -249,6 +258,23 @@ Divergence FunctionDivergence::readField(const VarDecl *V,
   auto Field = Current.find({V, F});
   if (Field != Current.end())
     D.merge(Field->second);
+  return D;
+}
+
+Divergence FunctionDivergence::extentOf(const Expr *E) {
+  const VarDecl *V = nullptr;
+  for (unsigned Depth = 0; E && Depth < 4; ++Depth) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!isLocal(V))
+      return valueOf(E);
+    // `auto &&__range = counts;`: the range is the container.
+    E = V->getType()->isReferenceType() ? V->getInit() : nullptr;
+  }
+  Divergence D;
+  for (const auto &[Where, Value] : Current)
+    if (Where.first == V && Where.second != elementsSlot())
+      D.merge(Value);
   return D;
 }
 
@@ -301,7 +327,7 @@ FunctionDivergence::Slot FunctionDivergence::rootLocal(const Expr *E,
       continue;
     }
     Exact = false;
-    Field = nullptr;
+    Field = elementsSlot();
     if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
       E = AS->getBase();
     } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {

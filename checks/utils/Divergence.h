@@ -243,6 +243,16 @@ private:
   /// from the rank): that is what the struct is, not data it carries, and
   /// reading its other fields (`world_size`) gives uniform values.
   Divergence read(const VarDecl *V) const;
+  /// How many elements the container \p E holds, where it begins and ends:
+  /// what its elements hold left out (`counts[rank] = n` changes a value,
+  /// not the size). \p E is followed through references bound to it (a
+  /// range-for's range).
+  Divergence extentOf(const Expr *E);
+  /// The slot of a container's elements, apart from the container itself:
+  /// what `v[i] = x` writes.
+  static const FieldDecl *elementsSlot() {
+    return reinterpret_cast<const FieldDecl *>(uintptr_t(8));
+  }
   Divergence readField(const VarDecl *V, const FieldDecl *F) const;
   bool isLocal(const VarDecl *V) const;
   /// The slot an assignment to \p E writes: `v` (exact), `v.f` (exact),
@@ -295,6 +305,9 @@ private:
   llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> BatchVariables;
   /// Range-for loop variables over parameters (or containers named so).
   llvm::DenseSet<const VarDecl *> ParameterVariables;
+  /// Counters a `for` declares with a constant start (`for (int r = 0; r <
+  /// world; ++r)`): every rank counts alike, whatever the name says.
+  llvm::DenseSet<const VarDecl *> LoopCounters;
   /// Containers and tensors whose elements or storage another variable
   /// shares (`std::vector<at::Tensor> tensors{grad}`): tensors -> grad.
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<const VarDecl *, 2>>

@@ -68,6 +68,14 @@ const Expr *FunctionDivergence::condition(const CFGBlock &Branch) const {
 Divergence FunctionDivergence::conditionValue(const CFGBlock &Branch) const {
   if (Branch.succ_size() < 2)
     return {};
+  // A range-for over a data loader asks only whether the loader is
+  // exhausted, also where the loader's type is a template parameter and the
+  // range's value carries the rank of the sampler it was built with.
+  if (const auto *For =
+          dyn_cast_or_null<CXXForRangeStmt>(Branch.getTerminatorStmt()))
+    if (const Expr *Range = For->getRangeInit();
+        Range && Vocabulary::isLoaderRange(*Range))
+      return Divergence::seed(DivergenceSource::LoaderExhaustion, Range);
   const Expr *E = decidingExpr(Branch);
   return E ? value(E) : Divergence();
 }

@@ -232,7 +232,7 @@ Divergence FunctionDivergence::evaluate(const Expr *E) {
     // Where the value came from, when the flow knows, explains more than
     // the variable's name.
     Divergence D = isLocal(V) ? read(V) : Divergence();
-    if (Vocab.isRankName(*V) && !inSystemHeader(*V))
+    if (Vocab.isRankName(*V) && !inSystemHeader(*V) && !LoopCounters.count(V))
       D.merge(Divergence::seed(DivergenceSource::Rank, DRE));
     return D;
   }
@@ -240,6 +240,15 @@ Divergence FunctionDivergence::evaluate(const Expr *E) {
     return evaluateMember(*ME);
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return evaluateCall(*Call);
+  // `{.rank = rank, .state = state}` handed to a helper: a rank placed in a
+  // field of a struct is what the struct is for, not data it carries, as in
+  // a local struct (read()).
+  if (const auto *List = dyn_cast<InitListExpr>(E);
+      List && List->getType()->isRecordType()) {
+    Divergence D = childrenValue(*E);
+    D.drop(DivergenceSource::Rank);
+    return D;
+  }
   return childrenValue(*E);
 }
 
@@ -354,7 +363,7 @@ FunctionDivergence::extentValue(const CallExpr &Call, const FunctionDecl &FD,
   if ((Name == "size" || Name == "empty" || Name == "length" ||
        (Bound && !OfLoader)) &&
       isa<CXXMethodDecl>(FD) && inSystemHeader(FD)) {
-    Divergence D = valueOf(Object);
+    Divergence D = extentOf(Object);
     D.drop(DivergenceSource::LocalData);
     D.drop(DivergenceSource::GradientValue);
     // A container of tensors handed in (the gradients, a bucket's tensors)

@@ -65,7 +65,11 @@ void FunctionDivergence::sanitize(const CollectiveSite &Site,
     for (const VarDecl *V : Roots)
       clear(V);
   };
-  if (Site.How == CollectiveSite::Via::Api) {
+  std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call);
+  // A function named for a collective is a helper out of sight: what it
+  // gets by value stays as it was.
+  if (Site.How == CollectiveSite::Via::Api &&
+      !(Info && Info->Api == CollectiveApi::Named)) {
     if (!Site.Kind)
       return;
     switch (*Site.Kind) {
@@ -87,15 +91,26 @@ void FunctionDivergence::sanitize(const CollectiveSite &Site,
     }
   }
   // A helper or an outside function handed the communicator: tensors it is
-  // given, and what it may write, come back reduced.
+  // given, and what it may write (`bcast(&flag, 1, root)` too), come back
+  // reduced, unless what it issues first leaves each rank its own part.
+  bool RankPartResult =
+      Site.Kind && (*Site.Kind == CollectiveKind::Gather ||
+                    *Site.Kind == CollectiveKind::Scatter ||
+                    *Site.Kind == CollectiveKind::Reduce ||
+                    *Site.Kind == CollectiveKind::ReduceScatter ||
+                    *Site.Kind == CollectiveKind::AllToAll);
   const FunctionDecl *FD = Call.getDirectCallee();
   for (unsigned I = 0; I < Call.getNumArgs(); ++I) {
     const Expr *Arg = Call.getArg(I);
     bool Writable = false;
     if (FD && I < FD->getNumParams()) {
       QualType P = FD->getParamDecl(I)->getType();
-      Writable = P->isLValueReferenceType() &&
-                 !P.getNonReferenceType().isConstQualified();
+      const auto *AddrOf = dyn_cast<UnaryOperator>(Arg->IgnoreParenImpCasts());
+      Writable = (P->isLValueReferenceType() &&
+                  !P.getNonReferenceType().isConstQualified()) ||
+                 (!RankPartResult && P->isPointerType() &&
+                  !P->getPointeeType().isConstQualified() && AddrOf &&
+                  AddrOf->getOpcode() == UO_AddrOf);
     }
     if (Writable || sharesTensorStorage(Arg->getType()))
       Clear(Arg);

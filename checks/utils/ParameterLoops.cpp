@@ -222,4 +222,118 @@ bool skipsSomeParameters(const ParameterLoop &Loop, const Stmt &S,
          concernsIteration(S, *Loop.Body, Vars);
 }
 
+namespace {
+
+/// The variable a loop advances: a range-for's element, the counter or
+/// iterator a `for` declares or assigns in its init.
+const VarDecl *advancedVariable(const Stmt &Loop) {
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop))
+    return Range->getLoopVariable();
+  const auto *For = dyn_cast<ForStmt>(&Loop);
+  if (!For || !For->getInit())
+    return nullptr;
+  if (const auto *Decl = dyn_cast<DeclStmt>(For->getInit()))
+    return Decl->isSingleDecl() ? dyn_cast<VarDecl>(Decl->getSingleDecl())
+                                : nullptr;
+  if (const auto *Assign = dyn_cast<BinaryOperator>(For->getInit());
+      Assign && Assign->getOpcode() == BO_Assign)
+    return dyn_cast_or_null<VarDecl>(referencedDecl(Assign->getLHS()));
+  return nullptr;
+}
+
+/// The name an access spells: a variable, a member, a method called, the
+/// container a subscript reads.
+llvm::StringRef accessName(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return identifierName(Ref->getDecl());
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return identifierName(Member->getMemberDecl());
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E))
+    return identifierName(Call->getMethodDecl());
+  if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+    return accessName(Subscript->getBase());
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() > 0)
+    return accessName(Op->getArg(0));
+  return "";
+}
+
+class IterationTensor {
+public:
+  IterationTensor(const VarDecl &Var, const Stmt &Body)
+      : Var(Var), Body(Body) {}
+
+  /// \p S reads the loop's variable, directly or through locals of the
+  /// body computed from it.
+  bool dependsOnVariable(const Stmt *S, unsigned Depth = 0) const {
+    if (!S || Depth > 6 || isa<LambdaExpr>(S))
+      return false;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+      if (Ref->getDecl() == &Var)
+        return true;
+      const auto *Local = bodyLocal(Ref);
+      return Local && dependsOnVariable(Local->getInit(), Depth + 1);
+    }
+    return llvm::any_of(S->children(), [&](const Stmt *Child) {
+      return dependsOnVariable(Child, Depth);
+    });
+  }
+
+  /// \p S holds an access named for gradients or parameters that depends on
+  /// the variable, or a local of the body computed from one.
+  bool carriesNamed(const Stmt *S, unsigned Depth = 0) const {
+    if (!S || Depth > 6 || isa<LambdaExpr>(S))
+      return false;
+    if (const auto *E = dyn_cast<Expr>(S)) {
+      llvm::StringRef Name = accessName(E);
+      if (!Name.empty() && Vocabulary::namesSyncedTensor(Name) &&
+          dependsOnVariable(E))
+        return true;
+      if (const auto *Local = bodyLocal(dyn_cast<DeclRefExpr>(
+              E->IgnoreParenImpCasts())))
+        return carriesNamed(Local->getInit(), Depth + 1);
+    }
+    return llvm::any_of(S->children(), [&](const Stmt *Child) {
+      return carriesNamed(Child, Depth);
+    });
+  }
+
+private:
+  /// A local declared in the loop's body with an initialiser.
+  const VarDecl *bodyLocal(const DeclRefExpr *Ref) const {
+    const auto *Local = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Local || !Local->hasLocalStorage() || !Local->getInit() ||
+        Local == &Var)
+      return nullptr;
+    SourceRange R = Body.getSourceRange();
+    SourceLocation L = Local->getLocation();
+    return R.isValid() && L.isValid() && !(L < R.getBegin()) &&
+                   !(R.getEnd() < L)
+               ? Local
+               : nullptr;
+  }
+
+  const VarDecl &Var;
+  const Stmt &Body;
+};
+
+} // namespace
+
+bool carriesIterationTensor(const Stmt &Loop, const Expr &E) {
+  const VarDecl *Var = advancedVariable(Loop);
+  const Stmt *Body = isa<ForStmt>(Loop) ? cast<ForStmt>(Loop).getBody()
+                     : isa<CXXForRangeStmt>(Loop)
+                         ? cast<CXXForRangeStmt>(Loop).getBody()
+                         : nullptr;
+  if (!Var || !Body)
+    return false;
+  IterationTensor Iteration(*Var, *Body);
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop))
+    if (Vocabulary::namesGradients(accessName(Range->getRangeInit())) &&
+        Iteration.dependsOnVariable(&E))
+      return true;
+  return Iteration.carriesNamed(&E);
+}
+
 } // namespace clang::tidy::ddp

@@ -30,6 +30,16 @@ bool skipsSomeParameters(
     const ParameterLoop &Loop, const Stmt &S,
     llvm::function_ref<bool(const Stmt &)> AlsoCovers = nullptr);
 
+/// Whether \p E, in the body of \p Loop (a `for` or a range-for), carries
+/// the iteration's own gradient or parameter in code that spells neither
+/// `parameters()` nor `grad()`: an expression named for gradients or
+/// parameters that depends on the loop's variable (`l.dw_`,
+/// `network[i]->params_gradients`, `nabla_w[i]`, `layers[i]->params[j]`, a
+/// local computed from one), or the element of a range named for gradients
+/// (`for (auto &g : gradients)`). A bucket, a chunk of one flat buffer
+/// (`grads + offset`) or a loop that only counts does not.
+bool carriesIterationTensor(const Stmt &Loop, const Expr &E);
+
 } // namespace clang::tidy::ddp
 
 #endif // DDPLINT_CHECKS_UTILS_PARAMETERLOOPS_H

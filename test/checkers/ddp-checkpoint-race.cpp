@@ -6,6 +6,7 @@
 //
 // test/integration runs this same file against the real LibTorch headers.
 
+#include <cstdio>
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
@@ -143,6 +144,16 @@ void negative_per_rank_path(c10d::ProcessGroup &pg, Net &model) {
   std::string mine = "opt_" + std::to_string(rank) + ".pt";
   torch::save(model, mine);
   torch::load(model, mine, torch::Device("cuda:0"));
+}
+
+// The rank printed into a buffer: each rank's own file.
+void negative_rank_in_buffer(c10d::ProcessGroup &pg, Net &model) {
+  char name[64];
+  std::snprintf(name, sizeof name, "ckpt-%d.pt", pg.getRank());
+  torch::save(model, name);
+  std::string opt_name = "opt-";
+  opt_name += std::to_string(pg.getRank());
+  torch::save(model, opt_name);
 }
 
 void negative_barrier_between(c10d::ProcessGroup &pg, Net &model) {

@@ -143,6 +143,53 @@ void token_training(const char *pattern, int process_rank, int num_processes,
   }
 }
 
+// A wrapper's broadcast of a flag rank 0 decided, through a pointer: the
+// flag is the same everywhere afterwards.
+struct Mpi {
+  virtual ~Mpi() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual void broadcast(void *buffer, size_t count, MPI_Datatype type,
+                         size_t root, MPI_Comm comm = MPI_COMM_WORLD) const = 0;
+};
+bool checkpoint_exists();
+void load_checkpoint(const Mpi &mpi, float *weights, int count) {
+  bool found = false;
+  if (mpi.rank() == 0)
+    found = checkpoint_exists();
+  mpi.broadcast(&found, 1, MPI_C_BOOL, 0);
+  if (found)
+    mpi.broadcast(weights, count, MPI_FLOAT, 0);
+}
+
+// Each process is the root in turn, with a counter named like a rank; and a
+// table with one hash per process, filled at this process's entry, then
+// walked by its size.
+size_t local_hash();
+void compare_hashes(const Mpi &mpi) {
+  std::vector<size_t> hashes(mpi.size(), 0);
+  for (size_t i = 0; i < hashes.size(); ++i)
+    if (i == (size_t)mpi.rank())
+      hashes[i] = local_hash();
+  for (size_t i = 0; i < hashes.size(); ++i)
+    mpi.broadcast(&hashes[i], 1, MPI_UNSIGNED_LONG, i);
+  for (size_t peerRank = 0; peerRank < (size_t)mpi.size(); ++peerRank)
+    mpi.broadcast(hashes.data(), hashes.size(), MPI_UNSIGNED_LONG, peerRank);
+}
+
+// The rank handed in a field of a struct of options: what the struct is
+// for, not data that comes back with the result (as for a local struct).
+struct ResumeOptions {
+  int rank;
+  const char *root;
+};
+int resume_step(ResumeOptions options);
+void resume_then_train(int rank, int steps, float *grads, int count) {
+  for (int step = resume_step({rank, "checkpoints"}); step < steps; ++step)
+    MPI_Allreduce(MPI_IN_PLACE, grads, count, MPI_FLOAT, MPI_SUM,
+                  MPI_COMM_WORLD);
+}
+
 // Bad: the shard's length decides the trip count, and the last rank takes
 // the remainder.
 void remainder_shard(float *grads, int count, long samples) {

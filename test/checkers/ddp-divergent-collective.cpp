@@ -854,6 +854,21 @@ public:
     }
   }
 
+  // The loader's sampler is built with the rank, and the loader's type is a
+  // template parameter's: the loop still runs once per batch, as often on
+  // every rank (the sampler pads each rank to the same count).
+  template <class Data>
+  void train_sharded(Data &data, int rank, int world_size) {
+    torch::data::samplers::DistributedRandomSampler sampler(
+        data.size().value(), world_size, rank);
+    auto loader = torch::data::make_data_loader(data, sampler, 32);
+    for (auto &batch : *loader) {
+      auto loss = model_->forward(batch.data).sum();
+      loss.backward();
+      pg_->barrier()->wait();
+    }
+  }
+
 private:
   Model model_;
   Optimizer optimizer_;

@@ -411,6 +411,19 @@ void negative_unrelated_steps(PG pg, torch::Tensor x) {
   probe->forward(x);
 }
 
+// LibTorch's own parameter-free modules (a loss, an activation) built on
+// each rank before the step start nothing apart.
+void negative_parameter_free_modules(PG pg, torch::Tensor x) {
+  torch::manual_seed(1234);
+  Net model;
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  torch::manual_seed(pg->getRank());
+  auto loss_fn = torch::nn::MSELoss(torch::nn::MSELossOptions(torch::kMean));
+  torch::nn::ReLU activation;
+  loss_fn(activation(model->forward(x)), x).backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
 
 // The same seed on every rank, without a broadcast: the same start.
 void negative_common_seed(PG pg, torch::Tensor x) {

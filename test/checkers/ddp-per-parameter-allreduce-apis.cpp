@@ -23,6 +23,7 @@
 #include <nccl.h>
 #include <boost/mpi.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -122,9 +123,130 @@ void framework_per_parameter(Net &model, fw::Communicator &comm) {
   }
 }
 
+// An index loop over the parameters.
+void index_loop(Net &model) {
+  auto params = model->parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto grad = params[i].grad();
+    MPI_Allreduce(MPI_IN_PLACE, grad.data_ptr(), grad.numel(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-5]]:3: note: loop over the parameters here
+  }
+}
+
+// A framework of the project's own: layers with gradient buffers that are
+// not spelled grad(), reduced through a function declared here and defined
+// in another file (named for the collective it issues).
+struct Layer {
+  std::vector<float> dw_, db_;
+  float *params_gradients;
+  int param_size;
+  std::vector<float> moveGradients();
+};
+namespace fw {
+void allReduce(std::vector<float> &values);
+}
+
+void layer_fields(std::vector<Layer> &layers) {
+  for (auto &l : layers) {
+    MPI_Allreduce(MPI_IN_PLACE, l.dw_.data(), (int)l.dw_.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+  }
+}
+
+void layer_index(std::vector<Layer *> &network, int layers, ncclComm_t comm,
+                 cudaStream_t stream) {
+  for (int i = layers - 1; i >= 0; --i) {
+    ncclAllReduce(network[i]->params_gradients, network[i]->params_gradients,
+                  network[i]->param_size, ncclFloat, ncclSum, comm, stream);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: one allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+  }
+}
+
+void layer_local(std::vector<Layer> &layers) {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    auto &layer = layers[i];
+    std::vector<float> gradient = layer.moveGradients();
+    fw::allReduce(gradient);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-5]]:3: note: loop over the parameters here
+  }
+}
+
+void nabla_tables(std::vector<float *> &nabla_w, std::vector<float *> &sums,
+                  std::vector<int> &sizes) {
+  for (size_t i = 0; i < nabla_w.size(); i++)
+    MPI_Reduce(nabla_w[i], sums[i], sizes[i], MPI_FLOAT, MPI_SUM, 0,
+               MPI_COMM_WORLD);
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: one blocking reduce per parameter
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+}
+
+// A second loop over the gradients a first loop collected.
+void gradients_container(Net &model) {
+  std::vector<torch::Tensor> gradients;
+  for (auto &p : model->parameters())
+    gradients.push_back(p.grad());
+  for (auto &g : gradients)
+    MPI_Allreduce(MPI_IN_PLACE, g.data_ptr(), g.numel(), MPI_FLOAT, MPI_SUM,
+                  MPI_COMM_WORLD);
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: one blocking allreduce per parameter
+  // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+}
+
 //===----------------------------------------------------------------------===//
 // Correct patterns
 //===----------------------------------------------------------------------===//
+
+// One flat gradient buffer in chunks under MPI's count limit, and buckets of
+// gradients: already coalesced.
+void negative_flat_chunks(float *grads, size_t count) {
+  const size_t limit = 1u << 30;
+  for (size_t offset = 0; offset < count; offset += limit)
+    MPI_Allreduce(MPI_IN_PLACE, grads + offset,
+                  (int)std::min(limit, count - offset), MPI_FLOAT, MPI_SUM,
+                  MPI_COMM_WORLD);
+}
+void negative_buckets(std::vector<std::vector<float>> &grad_buckets) {
+  for (auto &bucket : grad_buckets)
+    MPI_Allreduce(MPI_IN_PLACE, bucket.data(), (int)bucket.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+}
+
+// Every rank the root in turn of its own weights: a broadcast, at start-up.
+void negative_each_root(std::vector<float *> &weights, int count, int world) {
+  for (int r = 0; r < world; ++r)
+    MPI_Bcast(weights[r], count, MPI_FLOAT, r, MPI_COMM_WORLD);
+}
+
+// One collective per device, in one NCCL group opened and closed through
+// helpers of the class: fused into one launch.
+struct Devices {
+  std::vector<float *> grads;
+  std::vector<ncclComm_t> comms;
+  std::vector<cudaStream_t> streams;
+  size_t count;
+  void groupStart() const { ncclGroupStart(); }
+  void groupEnd() const { ncclGroupEnd(); }
+  void reduce() const {
+    groupStart();
+    for (size_t i = 0; i < grads.size(); ++i)
+      ncclAllReduce(grads[i], grads[i], count, ncclFloat, ncclSum, comms[i],
+                    streams[i]);
+    groupEnd();
+  }
+};
+
+// A loop over steps that reduces the whole gradient buffer once a step.
+void negative_steps(float *grads, int count, int steps) {
+  for (int step = 0; step < steps; ++step)
+    MPI_Allreduce(MPI_IN_PLACE, grads, count, MPI_FLOAT, MPI_SUM,
+                  MPI_COMM_WORLD);
+}
 
 // NCCL fuses the calls of a group into one launch.
 void negative_nccl_group(Net &model, ncclComm_t comm, cudaStream_t stream) {

@@ -328,13 +328,5 @@ void broken_but_local(Net &model) {
 // Known false negatives
 //===----------------------------------------------------------------------===//
 
-// An index loop over the parameters is not recognised.
-void false_negative_index_loop(Net &model, c10d::ProcessGroup &pg) {
-  auto params = model->parameters();
-  for (size_t i = 0; i < params.size(); ++i) {
-    std::vector<at::Tensor> tensors{params[i].grad()};
-    pg.allreduce(tensors)->wait();
-  }
-}
 
 

@@ -194,3 +194,20 @@ void configured(fw::Comm &comm, fw::Sgd &sgd, std::vector<torch::Tensor> &grads,
   (void)n, (void)workers, (void)world;
 }
 #endif
+
+// Functions of the project's own, defined elsewhere, named for one reducing
+// collective in any spelling; a whole-model sync is a gradient sync function
+// instead.
+namespace fw {
+void all_reduce(float *values, int count);
+void allReduceGradients();
+} // namespace fw
+void named_collectives(float *values, int count) {
+  fw::all_reduce(values, count);
+// CHECK: :[[@LINE-1]]:3: warning: collective allreduce (named) [probe-vocabulary]
+// CHECK: :[[@LINE-2]]:3: warning: reduce op unknown [probe-vocabulary]
+// OPTIONS: :[[@LINE-3]]:3: warning: collective allreduce (named) [probe-vocabulary]
+// OPTIONS: :[[@LINE-4]]:3: warning: reduce op unknown [probe-vocabulary]
+  fw::allReduceGradients();
+// CHECK: :[[@LINE-1]]:3: warning: gradient sync function [probe-vocabulary]
+}

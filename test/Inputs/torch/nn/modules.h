@@ -83,6 +83,15 @@ class TORCH_API ReLUImpl : public torch::nn::Cloneable<ReLUImpl> {
 };
 TORCH_MODULE(ReLU);
 
+class TORCH_API MSELossImpl : public torch::nn::Cloneable<MSELossImpl> {
+ public:
+  explicit MSELossImpl(const MSELossOptions& options_ = {});
+  Tensor forward(const Tensor& input, const Tensor& target);
+  void reset() override;
+  MSELossOptions options;
+};
+TORCH_MODULE(MSELoss);
+
 template <size_t D, typename Derived, typename DerivedOptions>
 class NormImplBase : public torch::nn::Cloneable<Derived> {
  public:
