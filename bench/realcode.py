@@ -127,7 +127,7 @@ def analyse(mirror, work, flags, unit):
 
 class Tally:
     def __init__(self):
-        self.bugs = self.hits = self.oks = self.ok_fp = 0
+        self.bugs = self.hits = self.oks = self.ok_fp = self.ok_findings = 0
         self.true_other = self.false_other = self.unreviewed = 0
         self.files = set()
 
@@ -152,6 +152,7 @@ def score(rows, results, reviewed, list_other):
         else:
             t.oks += 1
             t.ok_fp += bool(inside)
+            t.ok_findings += len(inside)
             if inside:
                 print(f"FALSE-POSITIVE {r.table} {r.repo}:{r.path}:{inside} [{r.check}] (OK row)")
     for (table, repo, path), file_rows in sorted(by_file.items()):
@@ -161,8 +162,8 @@ def score(rows, results, reviewed, list_other):
         for check in {c for _, c in found} | {r.check for r in file_rows}:
             tallies[(table, check)].files.add((repo, path))
         for ln, check in sorted(found):
-            if any(r.verdict == "BUG" and r.check == check and r.first <= ln <= r.last
-                   for r in file_rows):
+            # Findings in a BUG row are hits, in an OK row false positives (above).
+            if any(r.check == check and r.first <= ln <= r.last for r in file_rows):
                 continue
             t = tallies[(table, check)]
             verdict = reviewed.get((repo, path, ln, check))
@@ -195,10 +196,11 @@ def print_table(tallies, rows, results):
         for (tb, check), t in sorted(tallies.items()):
             if tb != table:
                 continue
-            for field in ("bugs", "hits", "oks", "ok_fp", "true_other", "false_other", "unreviewed"):
+            for field in ("bugs", "hits", "oks", "ok_fp", "ok_findings", "true_other",
+                          "false_other", "unreviewed"):
                 setattr(total, field, getattr(total, field) + getattr(t, field))
             # False findings: on OK rows and elsewhere, per analysed file of the table.
-            per_file = (t.ok_fp + t.false_other) / max(all_files, 1)
+            per_file = (t.ok_findings + t.false_other) / max(all_files, 1)
             print(f"{table:6} {check:34} {t.hits:>4}/{t.bugs:<5} {t.ok_fp:>4}/{t.oks:<6} "
                   f"{t.true_other:>3}/{t.false_other}/{t.unreviewed:<4} {len(t.files):>5} {per_file:>10.2f}")
         files = analysed_files(rows, results, table)
@@ -206,9 +208,9 @@ def print_table(tallies, rows, results):
         recall = total.hits / total.bugs if total.bugs else 1.0
         print(f"{table:6} {'all checks':34} {total.hits:>4}/{total.bugs:<5} {total.ok_fp:>4}/{total.oks:<6} "
               f"{total.true_other:>3}/{total.false_other}/{total.unreviewed:<4} {len(files):>5} "
-              f"{(total.ok_fp + total.false_other) / max(len(files), 1):>10.2f}")
+              f"{(total.ok_findings + total.false_other) / max(len(files), 1):>10.2f}")
         print(f"{table}: {len(repos)} repositories, {len(files)} files: recall {recall:.2f}, "
-              f"{total.ok_fp} findings on OK rows, {total.false_other} false findings elsewhere, "
+              f"{total.ok_findings} findings on {total.ok_fp} OK rows, {total.false_other} false findings elsewhere, "
               f"{total.unreviewed} unreviewed")
         print()
 
