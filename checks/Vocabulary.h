@@ -21,6 +21,7 @@
 #define DDPLINT_CHECKS_VOCABULARY_H
 
 #include "VocabularyHelpers.h"
+#include "VocabularySdk.h"
 #include "VocabularyTypes.h"
 #include "utils/NameList.h"
 
@@ -48,17 +49,12 @@ public:
   /// holder `X` (a `ModuleHolder<XImpl>`), `std::shared_ptr<XImpl>`,
   /// `XImpl&`, `XImpl*`; null if the type is no module handle.
   static const CXXRecordDecl *moduleClassOfHandle(QualType T);
-  /// A module of LibTorch's own that holds no parameters: a loss
-  /// (`torch::nn::MSELoss`), an activation, a pooling, dropout or reshaping
-  /// layer. Building one on each rank starts no replica apart.
+  /// LibTorch's own modules without parameters (losses, activations,
+  /// pooling, dropout): building one per rank starts nothing apart.
   static bool holdsNoParameters(const CXXRecordDecl &ModuleClass);
-  /// A name that says it holds gradients, in code that does not spell
-  /// `grad()`: `grads`, `gradients`, `grad_weight`, `params_gradients`,
-  /// `nabla_w`, `dw_`, `dW`; not a bucket, chunk or flat buffer of them
-  /// (`grad_buckets`, `flat_grads`), which is coalesced already.
+  /// Names for gradients where `grad()` is not spelled (`grad_weight`,
+  /// `nabla_w`, `dw_`; no bucket); namesSyncedTensor adds parameters.
   static bool namesGradients(llvm::StringRef Name);
-  /// namesGradients, or a name that says it holds parameters (`params`,
-  /// `weights`, `bias`): what a sync loop reduces one at a time.
   static bool namesSyncedTensor(llvm::StringRef Name);
   /// A forward pass: `m->forward(x)`, `m(x)`, `(*m)(x)`, `m.forward(x)` on a
   /// module handle or a wrapper. Returns the expression of the module or
@@ -176,20 +172,6 @@ public:
   static bool isWorkType(QualType T);
   /// `work->wait()`, `MPI_Wait(&req, ...)`, `MPI_Waitall(...)`.
   static bool isWaitCall(const CallExpr &Call);
-  /// A C function of a communication or GPU SDK the vocabulary knows (MPI,
-  /// NCCL, the CUDA runtime and driver, cuBLAS, cuDNN), recognised by name
-  /// wherever its header comes from (`-I` or `-isystem`): such a function is
-  /// a collective only when the tables above say so.
-  static bool isSdkFunction(const FunctionDecl &FD);
-  /// An SDK function whose value is a status code (`MPI_*` returning int,
-  /// `ncclResult_t`, `cudaError_t`, ...): the call's results come back
-  /// through its pointer arguments, and its value says only whether it
-  /// failed.
-  static bool returnsStatusOnly(const FunctionDecl &FD);
-  /// A call after which no code of this process runs: a function declared
-  /// not to return, and `MPI_Abort` (declared as returning, yet it ends
-  /// every rank of the communicator).
-  static bool neverReturns(const CallExpr &Call);
   /// The operation a reducing collective applies (AllReduce, Reduce,
   /// ReduceScatter); nullopt for the other collectives. \p Scope is the
   /// function body searched for the options variable's assignments

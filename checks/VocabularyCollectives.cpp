@@ -121,7 +121,7 @@ std::optional<CollectiveKind> namedCollective(const FunctionDecl &FD) {
   if (!FD.getDeclName().isIdentifier() || FD.isDefined() ||
       FD.getASTContext().getSourceManager().isInSystemHeader(
           FD.getLocation()) ||
-      Vocabulary::isSdkFunction(FD))
+      sdk::isSdkFunction(FD))
     return std::nullopt;
   std::string Name;
   for (char C : FD.getName())
@@ -278,7 +278,7 @@ bool Vocabulary::isWaitCall(const CallExpr &Call) {
 // SDK functions
 //===----------------------------------------------------------------------===//
 
-bool Vocabulary::isSdkFunction(const FunctionDecl &FD) {
+bool sdk::isSdkFunction(const FunctionDecl &FD) {
   if (!FD.getDeclName().isIdentifier() || !isGlobalCFunction(FD))
     return false;
   llvm::StringRef Name = FD.getName();
@@ -290,7 +290,7 @@ bool Vocabulary::isSdkFunction(const FunctionDecl &FD) {
   return Name.size() > 2 && Name.startswith("cu") && Name[2] >= 'A' && Name[2] <= 'Z';
 }
 
-bool Vocabulary::returnsStatusOnly(const FunctionDecl &FD) {
+bool sdk::returnsStatusOnly(const FunctionDecl &FD) {
   if (!isSdkFunction(FD))
     return false;
   QualType T = FD.getReturnType();
@@ -313,7 +313,7 @@ bool Vocabulary::returnsStatusOnly(const FunctionDecl &FD) {
   return false;
 }
 
-bool Vocabulary::neverReturns(const CallExpr &Call) {
+bool sdk::neverReturns(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD)
     return false;

@@ -105,7 +105,7 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
   // handed the communicator is taken to communicate through it. Not an SDK's
   // own function (`MPI_Comm_size`, `MPI_Abort`, `ncclSend`) whose header came
   // in with -I: the tables name its collectives.
-  if (!Vocab.isRankName(*FD) && !Vocabulary::isSdkFunction(*FD) &&
+  if (!Vocab.isRankName(*FD) && !sdk::isSdkFunction(*FD) &&
       handsCommunicator(*Call, /*InStructs=*/false))
     return CollectiveSite{CollectiveSite::Via::Communicator, FD, nullptr,
                           std::nullopt};

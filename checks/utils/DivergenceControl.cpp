@@ -51,7 +51,7 @@ bool endsProcess(const CFGBlock &B) {
   for (const CFGElement &Element : B)
     if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
       if (const auto *Call = dyn_cast<CallExpr>(S->getStmt()))
-        if (Vocabulary::neverReturns(*Call))
+        if (sdk::neverReturns(*Call))
           return true;
   return false;
 }

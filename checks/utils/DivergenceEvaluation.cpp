@@ -292,7 +292,7 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr &Call) {
     return childrenValue(Call);
   // An SDK call's status says whether it failed, not what it computed:
   // `ncclCommInitRank(&comm, n, ids[rank], rank)` succeeds on every rank.
-  if (Vocabulary::returnsStatusOnly(*FD))
+  if (sdk::returnsStatusOnly(*FD))
     return {};
   const Expr *Object = nullptr;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
