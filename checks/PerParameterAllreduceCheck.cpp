@@ -24,13 +24,6 @@ constexpr llvm::StringLiteral RecoveredId = "recovered";
 /// A call clang could not type-check (ASTMatchers has no matcher for it).
 const internal::VariadicDynCastAllOfMatcher<Stmt, RecoveryExpr> recoveryExpr;
 
-bool declaredWithin(const VarDecl &D, const Stmt &Scope) {
-  SourceRange R = Scope.getSourceRange();
-  SourceLocation L = D.getLocation();
-  return R.isValid() && L.isValid() && !(L < R.getBegin()) &&
-         !(R.getEnd() < L);
-}
-
 bool carries(const Stmt *E, const VarDecl &Element, bool ElementItself,
              const Stmt &Scope, unsigned Depth = 0);
 

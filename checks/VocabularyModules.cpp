@@ -54,11 +54,18 @@ bool Vocabulary::holdsNoParameters(const CXXRecordDecl &ModuleClass) {
       .Default(false);
 }
 
+namespace {
+/// A name for tensors gathered into one buffer: coalesced already.
+bool namesCoalesced(llvm::StringRef Lower) {
+  return Lower.contains("bucket") || Lower.contains("chunk") ||
+         Lower.contains("flat") || Lower.contains("shard");
+}
+} // namespace
+
 bool Vocabulary::namesGradients(llvm::StringRef Name) {
   std::string Lower = Name.lower();
   llvm::StringRef N(Lower);
-  if (N.contains("bucket") || N.contains("chunk") || N.contains("flat") ||
-      N.contains("shard"))
+  if (namesCoalesced(N))
     return false;
   if (N.contains("grad") || N.contains("nabla"))
     return true;
@@ -76,10 +83,7 @@ bool Vocabulary::namesSyncedTensor(llvm::StringRef Name) {
     return true;
   std::string Lower = Name.lower();
   llvm::StringRef N(Lower);
-  if (N.contains("bucket") || N.contains("chunk") || N.contains("flat") ||
-      N.contains("shard"))
-    return false;
-  return N.contains("param") || N.contains("weight") || N.contains("bias");
+  return !namesCoalesced(N) && (N.contains("param") || N.contains("weight") || N.contains("bias"));
 }
 
 const CXXRecordDecl *Vocabulary::moduleClassOfHandle(QualType T) {

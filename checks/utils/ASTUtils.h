@@ -31,6 +31,14 @@ template <typename Pred> bool containsWhere(const Stmt *S, Pred &&P) {
   return false;
 }
 
+/// Whether \p D is declared inside the source range of \p Scope.
+inline bool declaredWithin(const Decl &D, const Stmt &Scope) {
+  SourceRange R = Scope.getSourceRange();
+  SourceLocation L = D.getLocation();
+  return R.isValid() && L.isValid() && !(L < R.getBegin()) &&
+         !(R.getEnd() < L);
+}
+
 /// Whether \p Inner is \p Outer or lies inside it.
 inline bool contains(const Stmt *Outer, const Stmt *Inner) {
   return Inner && containsWhere(Outer, [&](const Stmt *S) { return S == Inner; });

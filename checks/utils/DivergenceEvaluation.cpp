@@ -97,7 +97,8 @@ bool isInfrastructureType(QualType T) {
          llvm::StringRef(Name).startswith("c10d::");
 }
 
-/// `&x` handed to a parameter that points to something writable.
+} // namespace
+
 bool isOutputPointer(const FunctionDecl &FD, unsigned I, const Expr *Arg) {
   if (I >= FD.getNumParams())
     return false;
@@ -107,7 +108,18 @@ bool isOutputPointer(const FunctionDecl &FD, unsigned I, const Expr *Arg) {
          AddrOf && AddrOf->getOpcode() == UO_AddrOf;
 }
 
-} // namespace
+Divergence atCall(const Divergence &Summary, const CallExpr &Call,
+                  llvm::function_ref<Divergence(const Expr *)> ArgumentValue) {
+  Divergence D = Summary.sourcesOnly().through(&Call);
+  const auto *Method =
+      dyn_cast_or_null<CXXMethodDecl>(Call.getDirectCallee());
+  unsigned Offset =
+      isa<CXXOperatorCallExpr>(Call) && Method && !Method->isStatic() ? 1 : 0;
+  for (unsigned I = 0; I < 64 && I + Offset < Call.getNumArgs(); ++I)
+    if (Summary.parameters() & (uint64_t(1) << I))
+      D.merge(ArgumentValue(Call.getArg(I + Offset)));
+  return D;
+}
 
 //===----------------------------------------------------------------------===//
 // FunctionDivergence: expressions
@@ -383,16 +395,8 @@ std::optional<Divergence>
 FunctionDivergence::userCallValue(const CallExpr &Call, const FunctionDecl &FD,
                                   const Expr *Object) {
   if (const FunctionDecl *Def = userDefinition(FD)) {
-    Divergence Summary = Owner.returned(*Def);
-    Divergence D = Summary.sourcesOnly().through(&Call);
-    unsigned Offset = isa<CXXOperatorCallExpr>(Call) &&
-                              isa<CXXMethodDecl>(FD) &&
-                              !cast<CXXMethodDecl>(FD).isStatic()
-                          ? 1
-                          : 0;
-    for (unsigned I = 0; I < 64 && I + Offset < Call.getNumArgs(); ++I)
-      if (Summary.parameters() & (uint64_t(1) << I))
-        D.merge(valueOf(Call.getArg(I + Offset)));
+    Divergence D = atCall(Owner.returned(*Def), Call,
+                          [&](const Expr *Arg) { return valueOf(Arg); });
     if (Object)
       D.merge(valueOf(Object));
     return D;

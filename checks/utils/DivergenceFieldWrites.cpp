@@ -168,14 +168,9 @@ bool FieldWriteCollector::handedOn(const CallExpr &Call, const Expr &Arg) {
     const auto *Inner = Owner.fieldWrites(*Def, I);
     if (!Inner)
       return false;
-    // The helper's parameters in this function's terms.
-    for (const auto &[F, D] : *Inner) {
-      Divergence Mapped = D.sourcesOnly().through(&Call);
-      for (unsigned K = 0; K < 64 && K < Call.getNumArgs(); ++K)
-        if (D.parameters() & (uint64_t(1) << K))
-          Mapped.merge(Facts.value(Call.getArg(K)));
-      write(F, Mapped, Call);
-    }
+    for (const auto &[F, D] : *Inner)
+      write(F, atCall(D, Call, [&](const Expr *A) { return Facts.value(A); }),
+            Call);
     return true;
   }
   return false;

@@ -105,12 +105,9 @@ void FunctionDivergence::sanitize(const CollectiveSite &Site,
     bool Writable = false;
     if (FD && I < FD->getNumParams()) {
       QualType P = FD->getParamDecl(I)->getType();
-      const auto *AddrOf = dyn_cast<UnaryOperator>(Arg->IgnoreParenImpCasts());
       Writable = (P->isLValueReferenceType() &&
                   !P.getNonReferenceType().isConstQualified()) ||
-                 (!RankPartResult && P->isPointerType() &&
-                  !P->getPointeeType().isConstQualified() && AddrOf &&
-                  AddrOf->getOpcode() == UO_AddrOf);
+                 (!RankPartResult && isOutputPointer(*FD, I, Arg));
     }
     if (Writable || sharesTensorStorage(Arg->getType()))
       Clear(Arg);
@@ -299,12 +296,10 @@ void FunctionDivergence::Transfer::writeOutputArguments(
     bool Written = false;
     if (P->isLValueReferenceType())
       Written = !P.getNonReferenceType().isConstQualified();
-    else if (P->isPointerType() && !P->getPointeeType().isConstQualified())
-      if (const auto *UO = dyn_cast<UnaryOperator>(Arg))
-        if (UO->getOpcode() == UO_AddrOf) {
-          Arg = UO->getSubExpr();
-          Written = true;
-        }
+    else if (isOutputPointer(*FD, I, Arg)) {
+      Arg = cast<UnaryOperator>(Arg)->getSubExpr();
+      Written = true;
+    }
     // A callee whose body is here and only reads it leaves it alone.
     if (Written)
       if (const FunctionDecl *Def = userDefinition(*FD))
@@ -330,13 +325,10 @@ bool FunctionDivergence::Transfer::writeFields(const CallExpr &Call,
       Flow.Owner.fieldWrites(*Def, Index);
   if (!Fields)
     return false;
-  for (const auto &[Field, D] : *Fields) {
-    Divergence Value = D.sourcesOnly().through(&Call);
-    for (unsigned K = 0; K < 64 && K < Call.getNumArgs(); ++K)
-      if (D.parameters() & (uint64_t(1) << K))
-        Value.merge(Flow.valueOf(Call.getArg(K)));
-    define({Where.first, Field}, Value, false);
-  }
+  for (const auto &[Field, D] : *Fields)
+    define({Where.first, Field},
+           atCall(D, Call, [&](const Expr *A) { return Flow.valueOf(A); }),
+           false);
   return true;
 }
 

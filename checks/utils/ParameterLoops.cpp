@@ -306,12 +306,7 @@ private:
     if (!Local || !Local->hasLocalStorage() || !Local->getInit() ||
         Local == &Var)
       return nullptr;
-    SourceRange R = Body.getSourceRange();
-    SourceLocation L = Local->getLocation();
-    return R.isValid() && L.isValid() && !(L < R.getBegin()) &&
-                   !(R.getEnd() < L)
-               ? Local
-               : nullptr;
+    return declaredWithin(*Local, Body) ? Local : nullptr;
   }
 
   const VarDecl &Var;
