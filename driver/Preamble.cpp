@@ -227,7 +227,19 @@ bool buildAndStore(StringRef Dir, StringRef Header, const PreambleFiles &Files,
 
 } // namespace
 
-SharedPreambles::SharedPreambles(std::string CacheDir) {
+bool preambleRefused(const UnitResult &R, StringRef PCH) {
+  StringRef Header = PCH.drop_back(4); // ".pch"
+  for (const Finding &E : R.CompileErrors) {
+    StringRef M = E.Message;
+    if (M.contains("precompiled header") || M.contains("PCH file") ||
+        M.contains(PCH) || StringRef(E.Where.File).startswith(Header))
+      return true;
+  }
+  return false;
+}
+
+SharedPreambles::SharedPreambles(std::string CacheDir, unsigned Sharers)
+    : Sharers(Sharers) {
   SmallString<256> D(CacheDir);
   sys::path::append(D, "preambles");
   Dir = std::string(D);
@@ -235,13 +247,17 @@ SharedPreambles::SharedPreambles(std::string CacheDir) {
 
 std::optional<std::string>
 SharedPreambles::keyFor(StringRef File, const tooling::CompileCommand &Command,
-                        PreambleSplit &Split) {
-  auto Text = MemoryBuffer::getFile(File);
-  if (!Text)
-    return std::nullopt;
+                        PreambleSplit &Split, std::optional<StringRef> Text) {
+  std::unique_ptr<MemoryBuffer> OnDisk;
+  if (!Text) {
+    auto Read = MemoryBuffer::getFile(File);
+    if (!Read)
+      return std::nullopt;
+    OnDisk = std::move(*Read);
+    Text = OnDisk->getBuffer();
+  }
   std::optional<PreambleSplit> S = splitPreamble(
-      (*Text)->getBuffer(), sys::path::parent_path(File),
-      quoteSearchDirectories(Command));
+      *Text, sys::path::parent_path(File), quoteSearchDirectories(Command));
   if (!S)
     return std::nullopt;
   Split = std::move(*S);
@@ -264,7 +280,8 @@ SharedPreambles::keyFor(StringRef File, const tooling::CompileCommand &Command,
 void SharedPreambles::expect(StringRef File,
                              const tooling::CompileCommand &Command) {
   PreambleSplit Split;
-  if (std::optional<std::string> Key = keyFor(File, Command, Split)) {
+  if (std::optional<std::string> Key =
+          keyFor(File, Command, Split, std::nullopt)) {
     std::lock_guard<std::mutex> Guard(Lock);
     ++Announced[*Key];
   }
@@ -272,9 +289,10 @@ void SharedPreambles::expect(StringRef File,
 
 std::optional<Analyser::PreambleUse>
 SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
-                     std::vector<std::string> &Dependencies) {
+                     std::vector<std::string> &Dependencies,
+                     std::optional<StringRef> Text) {
   PreambleSplit Split;
-  std::optional<std::string> Key = keyFor(File, Command, Split);
+  std::optional<std::string> Key = keyFor(File, Command, Split, Text);
   if (!Key)
     return std::nullopt;
   PreambleFiles Files = filesOf(Dir, *Key);
@@ -287,7 +305,7 @@ SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
   // Building a PCH costs about one parse of its headers more than it saves
   // on the first unit: worth it when another unit of this run will reuse
   // it, or when an earlier run left it on disk.
-  if (Announced[*Key] < 2 && !sys::fs::exists(Files.PCH)) {
+  if (Announced[*Key] < Sharers && !sys::fs::exists(Files.PCH)) {
     E.S = Entry::Failed;
     Done.notify_all();
     return std::nullopt;
@@ -309,6 +327,21 @@ SharedPreambles::get(StringRef File, const tooling::CompileCommand &Command,
     return std::nullopt;
   Dependencies.insert(Dependencies.end(), Deps.begin(), Deps.end());
   return Analyser::PreambleUse{Files.PCH, std::move(Split.BlankedMain)};
+}
+
+bool SharedPreambles::wouldBuild(StringRef File,
+                                 const tooling::CompileCommand &Command,
+                                 std::optional<StringRef> Text) {
+  PreambleSplit Split;
+  std::optional<std::string> Key = keyFor(File, Command, Split, Text);
+  if (!Key)
+    return false;
+  {
+    std::lock_guard<std::mutex> Guard(Lock);
+    if (Entries.count(*Key) || Announced[*Key] < Sharers)
+      return false;
+  }
+  return !sys::fs::exists(filesOf(Dir, *Key).PCH);
 }
 
 std::optional<Analyser::PreambleUse>

@@ -63,10 +63,17 @@ std::optional<PreambleSplit>
 splitPreamble(llvm::StringRef Text, llvm::StringRef MainDirectory,
               llvm::ArrayRef<std::string> SearchDirectories);
 
+/// Whether clang refused the shared preamble PCH for the unit R: its errors
+/// name the PCH, or sit in the preamble's header. The unit is then analysed
+/// again without it, and the PCH discarded.
+bool preambleRefused(const UnitResult &R, llvm::StringRef PCH);
+
 class SharedPreambles {
 public:
-  /// PCHs go into Dir/preambles.
-  explicit SharedPreambles(std::string Dir);
+  /// PCHs go into Dir/preambles. A PCH is built once Sharers announced
+  /// units would use it; 0 builds one for any unit (a server that analyses
+  /// the same file after every edit).
+  explicit SharedPreambles(std::string Dir, unsigned Sharers = 2);
 
   /// Announces that File will be analysed under Command in this run. A PCH
   /// is built only when at least two announced units share it (or an
@@ -80,9 +87,18 @@ public:
   /// the PCH could not be built, or another thread is still compiling it
   /// (the unit is then parsed in full rather than left waiting).
   /// Dependencies receives the headers the PCH was built from.
+  /// Text: the main file's contents when they are not (yet) what the
+  /// file on disk holds (an editor's unsaved buffer).
   std::optional<Analyser::PreambleUse>
   get(llvm::StringRef File, const clang::tooling::CompileCommand &Command,
-      std::vector<std::string> &Dependencies);
+      std::vector<std::string> &Dependencies,
+      std::optional<llvm::StringRef> Text = std::nullopt);
+
+  /// Whether get() would first build a PCH for File under Command (none
+  /// ready in this run or on disk).
+  bool wouldBuild(llvm::StringRef File,
+                  const clang::tooling::CompileCommand &Command,
+                  std::optional<llvm::StringRef> Text = std::nullopt);
 
   /// Forgets a PCH clang would not load, so the next unit rebuilds it.
   void discard(const std::string &PCH);
@@ -102,7 +118,7 @@ private:
 
   std::optional<std::string>
   keyFor(llvm::StringRef File, const clang::tooling::CompileCommand &Command,
-         PreambleSplit &Split);
+         PreambleSplit &Split, std::optional<llvm::StringRef> Text);
   /// For a unit whose entry another unit claimed first: waits until that
   /// one knows whether the PCH is on disk, then uses it if it is ready.
   std::optional<Analyser::PreambleUse>
@@ -116,6 +132,7 @@ private:
                const std::vector<std::string> &Deps);
 
   std::string Dir;
+  unsigned Sharers;
   std::map<std::string, unsigned> Announced;
   std::mutex Lock;
   std::condition_variable Done;

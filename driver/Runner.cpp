@@ -107,19 +107,6 @@ private:
   std::chrono::steady_clock::time_point Start;
 };
 
-/// Whether clang refused the shared preamble for this unit: its errors
-/// name the PCH, or sit in the preamble's header.
-bool preambleRefused(const UnitResult &R, StringRef PCH) {
-  StringRef Header = PCH.drop_back(4); // ".pch"
-  for (const Finding &E : R.CompileErrors) {
-    StringRef M = E.Message;
-    if (M.contains("precompiled header") || M.contains("PCH file") ||
-        M.contains(PCH) || StringRef(E.Where.File).startswith(Header))
-      return true;
-  }
-  return false;
-}
-
 /// With -v, what the unit's result leaves out: the SDK headers only the
 /// fallback provided, and distributed code in skipped branches of the main
 /// file and of the project's own headers (those under the directory ddplint

@@ -7,6 +7,8 @@
 //   report  prints findings files (ddplint --format=json, possibly annotated
 //           by ddp-harness) in any output format (Report.cpp)
 //   merge   joins the JSON or SARIF outputs of --shard runs (Merge.cpp)
+//   lsp     serves findings to an editor over the Language Server Protocol
+//           (lsp/Server.h)
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +26,9 @@
 namespace ddplint {
 
 /// After the command line is parsed: runs the subcommand it named and
-/// returns its exit code, or None when it named none (an analysis).
-std::optional<int> runSubcommand();
+/// returns its exit code, or None when it named none (an analysis). Argv0
+/// locates the files installed beside the executable.
+std::optional<int> runSubcommand(const char *Argv0);
 
 /// Reads one findings file (ddplint --format=json, or a bare array of
 /// findings) into R: its findings, compile errors and tool errors, and its
@@ -39,6 +42,9 @@ std::optional<int> runReportCommand();
 
 /// `ddplint merge`, when it was named.
 std::optional<int> runMergeCommand();
+
+/// `ddplint lsp`, when it was named (lsp/LspCommand.cpp).
+std::optional<int> runLspCommand(const char *Argv0);
 
 } // namespace ddplint
 

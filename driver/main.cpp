@@ -432,7 +432,7 @@ int main(int Argc, const char **Argv) {
   if (!parseOwnOptions(Argc, Argv))
     return ExitToolError;
   applyColorOption();
-  if (std::optional<int> Code = runSubcommand())
+  if (std::optional<int> Code = runSubcommand(Argv[0]))
     return *Code;
 
   // The configuration, as the first source file sees it.
