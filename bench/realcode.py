@@ -26,7 +26,8 @@ import tarfile
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DRIVER = ROOT / "build" / "bin" / "ddplint"
+# DDPLINT: another ddplint than the build tree's (a copy taken before a rebuild).
+DRIVER = pathlib.Path(os.environ.get("DDPLINT", ROOT / "build" / "bin" / "ddplint"))
 HERE = ROOT / "bench" / "realcode"
 TABLES = [("dev", ROOT.parent / "shared" / "realcode" / "devset.tsv"),
           ("bench", HERE / "benchmark.tsv")]

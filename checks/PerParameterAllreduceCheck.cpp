@@ -8,6 +8,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -134,6 +135,91 @@ bool carriesIterationTensorInArguments(const Stmt &Loop, const Expr &Call) {
   return llvm::any_of(argumentsOf(Call), [&](const Expr *Arg) {
     return carriesIterationTensor(Loop, *Arg);
   });
+}
+
+/// carriesIterationGradient for one of the arguments of \p Call.
+bool carriesIterationGradientInArguments(const Stmt &Loop, const Expr &Call) {
+  return llvm::any_of(argumentsOf(Call), [&](const Expr *Arg) {
+    return carriesIterationGradient(Loop, *Arg);
+  });
+}
+
+bool isLoop(const Stmt &S) {
+  return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
+}
+
+/// Finds a call of one function inside a loop.
+class CallInLoopFinder : public RecursiveASTVisitor<CallInLoopFinder> {
+  using Base = RecursiveASTVisitor<CallInLoopFinder>;
+
+public:
+  explicit CallInLoopFinder(const FunctionDecl &Target)
+      : Target(Target.getCanonicalDecl()) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool TraverseForStmt(ForStmt *S) {
+    return inLoop([&] { return Base::TraverseForStmt(S); });
+  }
+  bool TraverseWhileStmt(WhileStmt *S) {
+    return inLoop([&] { return Base::TraverseWhileStmt(S); });
+  }
+  bool TraverseDoStmt(DoStmt *S) {
+    return inLoop([&] { return Base::TraverseDoStmt(S); });
+  }
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) {
+    return inLoop([&] { return Base::TraverseCXXForRangeStmt(S); });
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    Found |= Loops && Callee && Callee->getCanonicalDecl() == Target;
+    return !Found;
+  }
+  bool Found = false;
+
+private:
+  bool inLoop(llvm::function_ref<bool()> Traverse) {
+    ++Loops;
+    bool Go = Traverse();
+    --Loops;
+    return Go;
+  }
+  const FunctionDecl *Target;
+  unsigned Loops = 0;
+};
+
+/// Whether a call of \p Function in this unit's own code sits inside a
+/// loop.
+bool calledInLoop(const FunctionDecl &Function, ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  CallInLoopFinder Finder(Function);
+  for (Decl *D : Context.getTranslationUnitDecl()->decls()) {
+    if (SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      continue;
+    Finder.TraverseDecl(D);
+    if (Finder.Found)
+      return true;
+  }
+  return false;
+}
+
+/// Whether the parameter loop \p Origin runs more than once: inside another
+/// loop (or a lambda, which runs where it is called), or in a function
+/// this unit calls from inside a loop. A model averaged once, at start-up
+/// or after training, pays the per-parameter rounds once.
+bool runsRepeatedly(const Stmt &Origin, ASTContext &Context) {
+  const Stmt *Top = &Origin;
+  for (unsigned Depth = 0; Depth < 128; ++Depth) {
+    const Stmt *Parent = parentStmtAcrossDecls(*Top, Context);
+    if (!Parent)
+      break;
+    if (isLoop(*Parent) || isa<LambdaExpr>(Parent))
+      return true;
+    Top = Parent;
+  }
+  DynTypedNodeList Parents = Context.getParents(*Top);
+  const auto *Function =
+      Parents.empty() ? nullptr : Parents[0].get<FunctionDecl>();
+  return Function && calledInLoop(*Function, Context);
 }
 
 /// The lambda a hook argument is, through the std::function it may be
@@ -280,19 +366,22 @@ PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
     if (const auto *Loop = dyn_cast<CXXForRangeStmt>(Parent)) {
       const VarDecl *Element = Loop->getLoopVariable();
       bool OverParameters = Vocabulary::parameterLoopVariable(*Loop);
+      bool Named = !OverParameters && SyncsParameters;
       if (Child == Loop->getBody() && Element &&
           (carriesInArguments(Call, *Element,
                               OverParameters && SyncsParameters,
                               *Loop->getBody()) ||
-           (!OverParameters && SyncsParameters &&
-            carriesIterationTensorInArguments(*Loop, Call))))
-        Site = {Loop->getBody(), Loop, false};
+           (Named && carriesIterationTensorInArguments(*Loop, Call))))
+        Site = {Loop->getBody(), Loop, false,
+                !carriesInArguments(Call, *Element, false, *Loop->getBody()) &&
+                    !(Named && carriesIterationGradientInArguments(*Loop, Call))};
     } else if (const auto *For = dyn_cast<ForStmt>(Parent)) {
       // An index or iterator loop over layers or gradient buffers of the
       // project's own (`nabla_w[i]`, `layers[i]->params[j]`).
       if (Child == For->getBody() && SyncsParameters &&
           carriesIterationTensorInArguments(*For, Call))
-        Site = {For->getBody(), For, false};
+        Site = {For->getBody(), For, false,
+                !carriesIterationGradientInArguments(*For, Call)};
     } else if (const auto *Lambda = dyn_cast<LambdaExpr>(Parent)) {
       // Inside a hook registered with `register_hook`: once per tensor.
       const CXXMethodDecl *Operator = Lambda->getCallOperator();
@@ -336,7 +425,8 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
                          Info->Kind != CollectiveKind::Barrier &&
                          Info->Kind != CollectiveKind::Scatter;
   PerParameterSite Site = siteOf(*Collective, SyncsParameters, Context);
-  if (!Site.Iteration || isCoalesced(*Collective, Context))
+  if (!Site.Iteration || isCoalesced(*Collective, Context) ||
+      (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
     return;
   report(*Collective, nullptr, Info->Kind,
          isBlocking(*Collective, *Info, *Site.Iteration, Context), Site);
@@ -385,7 +475,8 @@ void PerParameterAllreduceCheck::checkHelperSite(const Expr &Call,
       Kind != CollectiveKind::ReduceScatter && Kind != CollectiveKind::AllGather)
     return; // a broadcast per parameter happens once, at start-up
   PerParameterSite Site = siteOf(Call, /*SyncsParameters=*/true, Context);
-  if (!Site.Iteration || Site.IsHook || isCoalesced(Call, Context))
+  if (!Site.Iteration || Site.IsHook || isCoalesced(Call, Context) ||
+      (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
     return;
   report(Call, What.Callee, Kind, Blocking, Site);
 }

@@ -24,6 +24,9 @@ struct PerParameterSite {
   const Stmt *Iteration = nullptr; // the code run once per parameter
   const Stmt *Origin = nullptr;    // the loop, or the register_hook call
   bool IsHook = false;
+  /// The parameters' values are synchronised, not their gradients: a model
+  /// average, which may run once (at start-up, after training).
+  bool ValuesOnly = false;
 };
 
 class PerParameterAllreduceCheck : public DdpCheck {

@@ -97,6 +97,10 @@ const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
     if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "value")
       E = stripObjectWrappers(Member->getImplicitObjectArgument());
+  } else if (const auto *Call = dyn_cast_or_null<CallExpr>(E)) {
+    // `item.value()` in a template, on an item of dependent type.
+    if (dependentMemberName(*Call) == "value" && Call->getNumArgs() == 0)
+      E = stripObjectWrappers(memberCallObject(*Call));
   }
   if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E))
     return dyn_cast<VarDecl>(DRE->getDecl());

@@ -280,22 +280,23 @@ public:
     });
   }
 
-  /// \p S holds an access named for gradients or parameters that depends on
-  /// the variable, or a local of the body computed from one.
-  bool carriesNamed(const Stmt *S, unsigned Depth = 0) const {
+  /// \p S holds an access whose name \p Names accepts (gradients or
+  /// parameters) that depends on the variable, or a local of the body
+  /// computed from one.
+  bool carriesNamed(const Stmt *S, bool (*Names)(llvm::StringRef),
+                    unsigned Depth = 0) const {
     if (!S || Depth > 6 || isa<LambdaExpr>(S))
       return false;
     if (const auto *E = dyn_cast<Expr>(S)) {
       llvm::StringRef Name = accessName(E);
-      if (!Name.empty() && Vocabulary::namesSyncedTensor(Name) &&
-          dependsOnVariable(E))
+      if (!Name.empty() && Names(Name) && dependsOnVariable(E))
         return true;
       if (const auto *Local = bodyLocal(dyn_cast<DeclRefExpr>(
               E->IgnoreParenImpCasts())))
-        return carriesNamed(Local->getInit(), Depth + 1);
+        return carriesNamed(Local->getInit(), Names, Depth + 1);
     }
     return llvm::any_of(S->children(), [&](const Stmt *Child) {
-      return carriesNamed(Child, Depth);
+      return carriesNamed(Child, Names, Depth);
     });
   }
 
@@ -315,7 +316,12 @@ private:
 
 } // namespace
 
-bool carriesIterationTensor(const Stmt &Loop, const Expr &E) {
+namespace {
+
+/// Whether \p E carries the iteration's tensor, counting accesses whose
+/// name \p Names accepts.
+bool carriesIterationNamed(const Stmt &Loop, const Expr &E,
+                           bool (*Names)(llvm::StringRef)) {
   const VarDecl *Var = advancedVariable(Loop);
   const Stmt *Body = isa<ForStmt>(Loop) ? cast<ForStmt>(Loop).getBody()
                      : isa<CXXForRangeStmt>(Loop)
@@ -328,7 +334,17 @@ bool carriesIterationTensor(const Stmt &Loop, const Expr &E) {
     if (Vocabulary::namesGradients(accessName(Range->getRangeInit())) &&
         Iteration.dependsOnVariable(&E))
       return true;
-  return Iteration.carriesNamed(&E);
+  return Iteration.carriesNamed(&E, Names);
+}
+
+} // namespace
+
+bool carriesIterationTensor(const Stmt &Loop, const Expr &E) {
+  return carriesIterationNamed(Loop, E, &Vocabulary::namesSyncedTensor);
+}
+
+bool carriesIterationGradient(const Stmt &Loop, const Expr &E) {
+  return carriesIterationNamed(Loop, E, &Vocabulary::namesGradients);
 }
 
 } // namespace clang::tidy::ddp

@@ -40,6 +40,11 @@ bool skipsSomeParameters(
 /// (`grads + offset`) or a loop that only counts does not.
 bool carriesIterationTensor(const Stmt &Loop, const Expr &E);
 
+/// carriesIterationTensor, counting only what is named for gradients
+/// (`l.dw_`, `nabla_w[i]`, `param[i].grad()`): the parameters' values
+/// themselves (`param[i].data_ptr()`, `layers[i]->weights`) do not.
+bool carriesIterationGradient(const Stmt &Loop, const Expr &E);
+
 } // namespace clang::tidy::ddp
 
 #endif // DDPLINT_CHECKS_UTILS_PARAMETERLOOPS_H

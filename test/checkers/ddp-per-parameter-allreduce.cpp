@@ -80,7 +80,8 @@ void options_and_mutable_grad(Net &model, c10d::ProcessGroup &pg) {
   }
 }
 
-// Parameter averaging every step: the parameter itself, one by one.
+// Parameter averaging every step: the parameter itself, one by one, in a
+// function the training loop calls.
 void parameter_averaging(Net &model, c10d::ProcessGroup &pg) {
   torch::NoGradGuard no_grad;
   for (auto &p : model->parameters()) {
@@ -90,6 +91,45 @@ void parameter_averaging(Net &model, c10d::ProcessGroup &pg) {
     // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
     p.div_(pg.getSize());
   }
+}
+
+void train_with_averaging(Net &model, c10d::ProcessGroup &pg, int steps) {
+  for (int step = 0; step < steps; ++step) {
+    model->forward(torch::ones({1, 4})).sum().backward();
+    parameter_averaging(model, pg);
+  }
+}
+
+// Local SGD: the parameters averaged every few steps, inside the loop.
+void local_sgd(Net &model, c10d::ProcessGroup &pg, int steps) {
+  for (int step = 0; step < steps; ++step) {
+    model->forward(torch::ones({1, 4})).sum().backward();
+    if (step % 8 != 0)
+      continue;
+    torch::NoGradGuard no_grad;
+    for (auto &p : model->parameters()) {
+      std::vector<at::Tensor> tensors{p};
+      pg.allreduce(tensors)->wait();
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: one blocking allreduce per parameter
+      // CHECK-MESSAGES: :[[@LINE-4]]:5: note: loop over the parameters here
+    }
+  }
+}
+
+// The parameters averaged once, by a library function nothing in the unit
+// calls in a loop (a start-up sync, a final average): the rounds are paid
+// once, not every step.
+void negative_average_parameters_once(Net &model, c10d::ProcessGroup &pg) {
+  torch::NoGradGuard no_grad;
+  for (auto &p : model->parameters()) {
+    std::vector<at::Tensor> tensors{p};
+    pg.allreduce(tensors)->wait();
+    p.div_(pg.getSize());
+  }
+}
+
+void negative_setup(Net &model, c10d::ProcessGroup &pg) {
+  negative_average_parameters_once(model, pg);
 }
 
 // A gradient hook on each parameter that all-reduces its gradient.
@@ -300,6 +340,25 @@ void helper_called_once(Net &model, c10d::ProcessGroup &pg) {
     grads.push_back(p.grad());
   sync_all(pg, grads);
 }
+
+// A communicator class of the project's own, in a class template nothing
+// instantiates: the gradient is read through the item of a dependent
+// named_parameters() loop.
+struct Communicator {
+  void all_reduce(torch::Tensor &tensor);
+  int size() const;
+};
+template <typename Backend> struct TemplateSync {
+  Communicator *comm;
+  template <typename T> void sync_step(torch::nn::ModuleHolder<T> model) {
+    for (auto &param : model->named_parameters()) {
+      auto grad = param.value().mutable_grad();
+      comm->all_reduce(grad);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: one blocking allreduce per parameter
+      // CHECK-MESSAGES: :[[@LINE-4]]:5: note: loop over the parameters here
+    }
+  }
+};
 
 #ifdef WITH_BROKEN_CODE
 // `grad()` is a const reference: no candidate takes it, on any LibTorch.
