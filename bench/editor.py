@@ -11,6 +11,8 @@ with the compile_flags.txt above it):
     (median of --edits), and its ratio to the cold command line,
   * `ddplint FILE` run again after the server built the preamble (the
     command line reuses the server's PCH),
+  * `ddplint FILE` as an editor runs it on save, alone: the first run
+    (which precompiles the preamble), then a run after a one-line edit,
   * the server's resident memory after its first analysis and after
     --memory-edits edited versions, each analysed.
 
@@ -47,6 +49,32 @@ def rss_mib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024.0
     return float("nan")
+
+
+def project_copy(path, work):
+    """A copy of the tree under the compile_flags.txt (or
+    compile_commands.json) above path, and path's place in it: the runs on
+    save edit the copy, not the project."""
+    top = os.path.dirname(path)
+    while not any(os.path.exists(os.path.join(top, f))
+                  for f in ("compile_flags.txt", "compile_commands.json")):
+        if os.path.dirname(top) == top:
+            sys.exit("no compile database above " + path)
+        top = os.path.dirname(top)
+    dest = os.path.join(work, "project")
+    shutil.copytree(top, dest, ignore=shutil.ignore_patterns("build", ".git"))
+    return os.path.join(dest, os.path.relpath(path, top))
+
+
+def cli_on_save(path, cache):
+    """ddplint FILE with the findings cache on: the first run, then one
+    after a one-line edit."""
+    cwd = os.path.dirname(path)
+    first = timed([DDPLINT, "--cache-dir", cache, path], cwd)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write("\n// edited\n")
+    again = timed([DDPLINT, "--cache-dir", cache, path], cwd)
+    return first, again
 
 
 def edited(text, n):
@@ -95,9 +123,9 @@ def main():
     parser.add_argument("--edits", type=int, default=5)
     parser.add_argument("--memory-edits", type=int, default=100)
     args = parser.parse_args()
-    path = os.path.abspath(args.file)
-    cwd = os.path.dirname(path)
     work = tempfile.mkdtemp(prefix="ddplint-editor-")
+    path = project_copy(os.path.abspath(args.file), work)
+    cwd = os.path.dirname(path)
     try:
         cli_cache = os.path.join(work, "cli")
         cold_cli = timed([DDPLINT, "--no-cache", "--cache-dir", cli_cache,
@@ -108,11 +136,11 @@ def main():
         s = server_session(path, server_cache, args.edits, args.memory_edits)
         warm_cli = timed([DDPLINT, "--no-cache", "--cache-dir", server_cache,
                           path], cwd)
+        save_first, save_again = cli_on_save(path, os.path.join(work, "save"))
     finally:
         shutil.rmtree(work)
 
-    print("unit: %s (%d findings)" % (os.path.relpath(path, ROOT),
-                                       s["findings"]))
+    print("unit: %s (%d findings)" % (args.file, s["findings"]))
     print("%-52s %8s %8s" % ("", "seconds", "ratio"))
     rows = [
         ("cold ddplint --no-cache FILE", cold_cli, 1.0),
@@ -123,6 +151,10 @@ def main():
          s["relint"], s["relint"] / cold_cli),
         ("ddplint FILE after the server built the preamble", warm_cli,
          warm_cli / cold_cli),
+        ("ddplint FILE on save: first run (builds the preamble)",
+         save_first, save_first / cold_cli),
+        ("ddplint FILE on save: after a one-line edit", save_again,
+         save_again / cold_cli),
     ]
     for name, seconds, ratio in rows:
         print("%-52s %8.2f %8.3f" % (name, seconds, ratio))

@@ -323,8 +323,10 @@ void selectFiles(const tooling::CompilationDatabase &Compilations,
 }
 
 /// The findings cache and the shared preambles, each unless turned off.
+/// A run of one unit with the cache on (an editor running ddplint on save)
+/// precompiles that unit's preamble for the runs after its next edit.
 void openCaches(std::optional<FindingsCache> &Cache,
-                std::optional<SharedPreambles> &Preambles) {
+                std::optional<SharedPreambles> &Preambles, size_t Units) {
   SmallString<256> CacheDirectory(
       CacheDir.empty() ? FindingsCache::defaultDirectory() : CacheDir);
   // Preambles are built from each unit's own directory: a relative cache
@@ -334,7 +336,8 @@ void openCaches(std::optional<FindingsCache> &Cache,
   if (!NoCache)
     Cache.emplace(std::string(CacheDirectory), uint64_t(CacheSizeLimit) << 20);
   if (!NoPreamble)
-    Preambles.emplace(std::string(CacheDirectory));
+    Preambles.emplace(std::string(CacheDirectory),
+                      /*Sharers=*/Units == 1 && !NoCache ? 0 : 2);
 }
 
 /// Analyses Run.Files and gathers their results, sorted.
@@ -462,7 +465,7 @@ int main(int Argc, const char **Argv) {
   // The analysis.
   std::optional<FindingsCache> Cache;
   std::optional<SharedPreambles> Preambles;
-  openCaches(Cache, Preambles);
+  openCaches(Cache, Preambles, Run.Files.size());
   std::string SdkFallback =
       NoSdkFallback ? std::string() : sdkFallbackDirectory(Argv[0]);
   if (!Run.Files.empty())
