@@ -39,6 +39,8 @@ struct Observations {
   SdkFallbackUse Fallback;
   std::vector<InactiveRegion> Inactive;
   VacuityFacts Vacuity;
+  /// --system-headers: system headers are parsed and traversed in full.
+  bool WholeUnit = false;
 };
 
 /// Forwards to clang-tidy's consumer, but first narrows the AST traversal to
@@ -47,9 +49,11 @@ struct Observations {
 class UserCodeConsumer : public SystemBodySkipper {
 public:
   UserCodeConsumer(std::unique_ptr<ASTConsumer> Checks,
-                   std::vector<std::string> *Dependencies, unsigned &Functions)
+                   std::vector<std::string> *Dependencies, unsigned &Functions,
+                   bool WholeUnit)
       : SystemBodySkipper(wrap(std::move(Checks))),
-        Dependencies(Dependencies), Functions(Functions) {}
+        Dependencies(Dependencies), Functions(Functions),
+        WholeUnit(WholeUnit) {}
 
   void HandleTranslationUnit(ASTContext &Context) override {
     const SourceManager &SM = Context.getSourceManager();
@@ -58,10 +62,12 @@ public:
     std::vector<Decl *> Scope;
     for (Decl *D : Context.getTranslationUnitDecl()->decls()) {
       SourceLocation Loc = D->getLocation();
-      if (Loc.isInvalid() || !SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
+      if (WholeUnit || Loc.isInvalid() ||
+          !SM.isInSystemHeader(SM.getExpansionLoc(Loc)))
         Scope.push_back(D);
     }
-    Context.setTraversalScope(Scope);
+    if (!WholeUnit)
+      Context.setTraversalScope(Scope);
     Functions += countFunctions(Scope);
     MultiplexConsumer::HandleTranslationUnit(Context);
   }
@@ -82,6 +88,7 @@ private:
 
   std::vector<std::string> *Dependencies;
   unsigned &Functions; ///< Whether the checks had anything to analyse.
+  bool WholeUnit;
 
   static std::vector<std::unique_ptr<ASTConsumer>>
   wrap(std::unique_ptr<ASTConsumer> C) {
@@ -105,7 +112,7 @@ public:
           PP, Seen.SdkFallback, Seen.Fallback));
     return std::make_unique<UserCodeConsumer>(
         Factory.createASTConsumer(Compiler, File), Seen.Files,
-        Seen.Vacuity.Functions);
+        Seen.Vacuity.Functions, Seen.WholeUnit);
   }
 
 private:
@@ -131,7 +138,8 @@ public:
     // Code may test __clang_analyzer__ to hide itself from linters, as it
     // does under clang-tidy.
     Invocation->getPreprocessorOpts().SetUpStaticAnalyzer = true;
-    SystemBodySkipper::enable(*Invocation);
+    if (!Seen.WholeUnit)
+      SystemBodySkipper::enable(*Invocation);
     // The shared preamble stands in for the leading includes the main file's
     // text no longer shows, as -include-pch would.
     if (!PCH.empty())
@@ -297,6 +305,7 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
     Tool.mapVirtualFile(Result.File, Preamble->MainFileText);
   Seen.Files = Dependencies ? &Dependencies->Files : nullptr;
   Seen.SdkFallback = SdkFallback;
+  Seen.WholeUnit = Context.getOptionsForFile(File).SystemHeaders.value_or(false);
   CheckActionFactory Factory(Context, BaseFS, Seen,
                              Preamble ? Preamble->PCH : std::string());
   // A unit that does not compile still yields what the checks found; its

@@ -2,6 +2,7 @@
 
 #include "CompileDatabase.h"
 
+#include "clang/Driver/Types.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -118,6 +119,23 @@ fromBuildPath(StringRef BuildPath, ArrayRef<std::string> SourcePaths,
   return tooling::inferMissingCompileCommands(std::move(DB));
 }
 
+/// The flags after '--' as given, when clang's driver rejects one of them
+/// (an option of another compiler): the unit's parse then reports it as a
+/// compile error, as it would from a compile database, and the analysis
+/// goes on. Argc is cut before '--'.
+std::unique_ptr<tooling::CompilationDatabase>
+flagsAsGiven(int Argc, const char **Argv, int &OwnArgc) {
+  std::vector<std::string> Flags;
+  OwnArgc = Argc;
+  for (int I = 1; I < Argc; ++I)
+    if (StringRef(Argv[I]) == "--") {
+      OwnArgc = I;
+      Flags.assign(Argv + I + 1, Argv + Argc);
+      break;
+    }
+  return std::make_unique<tooling::FixedCompilationDatabase>(".", Flags);
+}
+
 } // namespace
 
 std::unique_ptr<tooling::CompilationDatabase>
@@ -125,9 +143,12 @@ loadCompilations(int &Argc, const char **Argv, StringRef BuildPath,
                  ArrayRef<std::string> SourcePaths,
                  function_ref<void(const std::string &)> Error) {
   std::string Why;
+  int Before = Argc;
   std::unique_ptr<tooling::CompilationDatabase> DB =
       tooling::FixedCompilationDatabase::loadFromCommandLine(Argc, Argv, Why);
   if (!Why.empty()) {
+    if (StringRef(Why).contains("unknown argument"))
+      return flagsAsGiven(Before, Argv, Argc);
     Error(Why);
     return nullptr;
   }
@@ -154,6 +175,31 @@ loadCompilations(int &Argc, const char **Argv, StringRef BuildPath,
       << "no compile database found; parsing with no compiler flags "
          "(pass -p <build dir> or '-- <flags>')\n";
   return withoutFlags();
+}
+
+/// Whether clang knows Path's extension as a C-family source or header
+/// (a Python script given by mistake is not).
+bool isSourceFile(StringRef Path) {
+  StringRef Ext = sys::path::extension(Path);
+  return Ext.empty() ||
+         driver::types::lookupTypeForExtension(Ext.drop_front()) !=
+             driver::types::TY_INVALID;
+}
+
+/// A header analysed alone is C++ (clang would take a .h for C): ddplint's
+/// code is C++, and so is every header it is meant for.
+tooling::CommandLineArguments
+headersAsCpp(const tooling::CommandLineArguments &Args, StringRef File) {
+  StringRef Ext = sys::path::extension(File);
+  if (Ext.empty() ||
+      !driver::types::onlyPrecompileType(
+          driver::types::lookupTypeForExtension(Ext.drop_front())) ||
+      llvm::any_of(Args, [](StringRef A) { return A.startswith("-x"); }))
+    return Args;
+  tooling::CommandLineArguments Adjusted = Args;
+  Adjusted.insert(Adjusted.begin() + (Adjusted.empty() ? 0 : 1),
+                  {"-x", "c++-header"});
+  return Adjusted;
 }
 
 } // namespace ddplint

@@ -16,6 +16,7 @@
 #ifndef DDPLINT_DRIVER_COMPILEDATABASE_H
 #define DDPLINT_DRIVER_COMPILEDATABASE_H
 
+#include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -36,6 +37,16 @@ std::unique_ptr<clang::tooling::CompilationDatabase>
 loadCompilations(int &Argc, const char **Argv, llvm::StringRef BuildPath,
                  llvm::ArrayRef<std::string> SourcePaths,
                  llvm::function_ref<void(const std::string &)> Error);
+
+/// Whether clang knows Path's extension as a C-family source or header
+/// (a Python script given by mistake is not).
+bool isSourceFile(llvm::StringRef Path);
+
+/// An arguments adjuster: a header analysed alone is C++ (clang would take a
+/// .h for C); ddplint's code is C++, and so is every header it is meant for.
+clang::tooling::CommandLineArguments
+headersAsCpp(const clang::tooling::CommandLineArguments &Args,
+             llvm::StringRef File);
 
 } // namespace ddplint
 

@@ -4,6 +4,7 @@
 #include "AtomicWrite.h"
 #include "Options.h"
 
+#include "clang/Format/Format.h"
 #include "clang/Tooling/Core/Diagnostic.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
@@ -36,6 +37,24 @@ Like --fix, and also apply the suggestions the
 checks offer on notes, which change behaviour
 (clang-tidy's --fix-notes).)"),
                         cl::init(false), cl::cat(optionCategory()));
+
+cl::alias FixNotes("fix-notes", cl::desc("Alias for --fix-unsafe (clang-tidy's name)"),
+                   cl::aliasopt(FixUnsafe), cl::NotHidden);
+
+cl::opt<bool> FixErrors("fix-errors", cl::desc(R"(
+As clang-tidy's --fix-errors: --fix, in units
+with compile errors too. ddplint's --fix already
+applies there (and restores a file whose unit
+then has more errors), so this is --fix.)"),
+                        cl::init(false), cl::cat(optionCategory()));
+
+cl::opt<std::string> FormatStyle("format-style", cl::desc(R"(
+As clang-tidy's: the style the code around
+applied fix-its is formatted in (a clang-format
+style name, 'file' for the .clang-format above
+the file, or 'none': left as it is, the
+default).)"),
+                                 cl::init("none"), cl::cat(optionCategory()));
 
 cl::opt<std::string> ExportFixes("export-fixes", cl::desc(R"(
 Write the fix-its --fix (or --fix-unsafe) would
@@ -111,6 +130,24 @@ FixPlan planFixes(ArrayRef<UnitResult> Units) {
   return Plan;
 }
 
+/// Edits, with the code around them formatted in --format-style (as
+/// clang-tidy does: the edits' leftovers cleaned up, then their lines
+/// formatted).
+Expected<tooling::Replacements> formatted(StringRef File, StringRef Code,
+                                          const tooling::Replacements &Edits) {
+  if (FormatStyle == "none")
+    return Edits;
+  Expected<clang::format::FormatStyle> Style =
+      clang::format::getStyle(FormatStyle, File, "none");
+  if (!Style)
+    return Style.takeError();
+  Expected<tooling::Replacements> Cleaned =
+      clang::format::cleanupAroundReplacements(Code, Edits, *Style);
+  if (!Cleaned)
+    return Cleaned.takeError();
+  return clang::format::formatReplacements(Code, *Cleaned, *Style);
+}
+
 /// Applies Edits to File, keeping its old text in Originals when it changed.
 /// Returns false after an error on stderr.
 bool editFile(const std::string &File, const tooling::Replacements &Edits,
@@ -122,7 +159,12 @@ bool editFile(const std::string &File, const tooling::Replacements &Edits,
     return false;
   }
   std::string Old = (*Buffer)->getBuffer().str();
-  Expected<std::string> New = tooling::applyAllReplacements(Old, Edits);
+  Expected<tooling::Replacements> Formatted = formatted(File, Old, Edits);
+  if (!Formatted) {
+    fileError("fix", File, toString(Formatted.takeError()));
+    return false;
+  }
+  Expected<std::string> New = tooling::applyAllReplacements(Old, *Formatted);
   if (!New) {
     fileError("fix", File, toString(New.takeError()));
     return false;
@@ -209,7 +251,7 @@ std::vector<Replacement> fixesOf(const Finding &F, bool Unsafe) {
   return Out;
 }
 
-bool fixesRequested() { return Fix || FixUnsafe; }
+bool fixesRequested() { return Fix || FixUnsafe || FixErrors; }
 
 bool exportFixesIfRequested(ArrayRef<Finding> Findings) {
   if (ExportFixes.empty())

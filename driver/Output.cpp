@@ -89,7 +89,20 @@ cl::opt<ColorMode> &colorOption() {
   }();
   return *Option;
 }
-const cl::opt<ColorMode> &Color = colorOption();
+const cl::opt<ColorMode> &ColorOption = colorOption();
+
+cl::opt<bool> UseColor("use-color", cl::desc(R"(
+As clang-tidy's --use-color: --use-color is
+--color=always, --use-color=false
+--color=never.)"),
+                       cl::cat(optionCategory()));
+
+/// --color, or what --use-color says when it was given.
+ColorMode colorMode() {
+  if (UseColor.getNumOccurrences())
+    return UseColor ? ColorMode::Always : ColorMode::Never;
+  return ColorOption;
+}
 
 void printHeader(raw_ostream &OS, const Location &Where, StringRef Level,
                  StringRef Message, StringRef Check, bool Color) {
@@ -159,7 +172,7 @@ void printText(raw_ostream &OS, ArrayRef<Finding> Findings, bool Color) {
     printSnippet(OS, F.Where, F.Fixes, Sources, Color);
     for (const Note &N : F.Notes) {
       printHeader(OS, N.Where, "note", N.Message, "", Color);
-      printSnippet(OS, N.Where, {}, Sources, Color);
+      printSnippet(OS, N.Where, N.Fixes, Sources, Color);
     }
     if (F.Runtime) {
       std::string Message = "at run time: " + F.Runtime->Verdict;
@@ -244,6 +257,7 @@ OutputOptions outputOptionsFromCommandLine() {
   OutputOptions Opts;
   Opts.Format = Format;
   bool ToFile = !OutputFile.empty() && OutputFile != "-";
+  ColorMode Color = colorMode();
   Opts.Color = Color == ColorMode::Always ||
                (Color == ColorMode::Auto && !ToFile && outs().has_colors());
   SmallString<256> Root(SourceRoot.empty() ? "." : SourceRoot.getValue());
@@ -276,7 +290,7 @@ std::string outputPath() {
 }
 
 void applyColorOption() {
-  switch (Color) {
+  switch (colorMode()) {
   case ColorMode::Auto:
     break;
   case ColorMode::Always:

@@ -5,6 +5,7 @@
 #include "Analysis.h"
 #include "Cache.h"
 #include "InactiveCode.h"
+#include "Configuration.h"
 #include "Preamble.h"
 #include "SdkFallback.h"
 
@@ -171,8 +172,8 @@ void announcePreambles(ArrayRef<std::string> Files,
                        const tooling::CompilationDatabase &Compilations,
                        const OptionsProviderFactory &MakeOptions,
                        const RunOptions &Options) {
-  auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
-      vfs::createPhysicalFileSystem());
+  bool Failed = false; // said once, by the run's own file system
+  auto FS = createBaseFileSystem(Failed);
   Analyser Planner(MakeOptions(FS), FS, Options.SdkFallback);
   for (const std::string &File : Files)
     if (auto Command = Planner.command(Compilations, File))
@@ -193,9 +194,10 @@ public:
 
   /// One worker's loop, with its own analyser and file system.
   void work() {
-    auto FS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
-        vfs::createPhysicalFileSystem());
+    bool Failed = false; // said once, by the run's own file system
+    auto FS = createBaseFileSystem(Failed);
     Analyser Analysis(MakeOptions(FS), FS, Options.SdkFallback);
+    configureContext(Analysis.context());
     for (size_t I; (I = Next++) < Files.size();) {
       Status.started(Files[I]);
       run(Analysis, I);
@@ -214,7 +216,8 @@ private:
       Key = FindingsCache::key(
           File, Command->Directory, Command->CommandLine,
           tidy::configurationAsText(
-              Analysis.context().getOptionsForFile(File)));
+              Analysis.context().getOptionsForFile(File)) +
+              lineFilterText());
       if (std::optional<UnitResult> Hit = Options.Cache->lookup(Key, Why)) {
         Hit->File = File;
         Results[I] = std::move(*Hit);

@@ -84,19 +84,10 @@ cl::list<std::string> ExtraArgsBefore("extra-arg-before",
                                       cl::desc("Compiler argument to prepend."),
                                       cl::cat(DdplintCategory));
 
-cl::opt<bool> ListChecks("list-checks",
-                         cl::desc("List the enabled checks and exit."),
-                         cl::init(false), cl::cat(DdplintCategory));
-
-cl::opt<bool> DumpConfig("dump-config", cl::desc(R"(
-Print the effective configuration, with every
-option of the enabled checks, and exit.)"),
-                         cl::init(false), cl::cat(DdplintCategory));
-
 cl::opt<unsigned> Jobs("j", cl::desc(R"(
 Units analysed in parallel (default: one per
 CPU core).)"),
-                       cl::value_desc("N"), cl::init(0),
+                       cl::value_desc("N"), cl::init(0), cl::Prefix,
                        cl::cat(DdplintCategory));
 
 cl::opt<std::string> Shard("shard", cl::desc(R"(
@@ -187,27 +178,6 @@ bool parseOwnOptions(int Argc, const char **Argv) {
       &errs());
 }
 
-/// --list-checks and --dump-config: prints the answer and returns the exit
-/// code; None when neither was asked for.
-std::optional<int> answerQuery(ClangTidyOptions Effective,
-                               ArrayRef<std::string> Enabled) {
-  if (ListChecks) {
-    outs() << "Enabled checks:";
-    for (const std::string &Name : Enabled)
-      outs() << "\n    " << Name;
-    outs() << "\n\n";
-    return ExitClean;
-  }
-  if (DumpConfig) {
-    Effective.CheckOptions = getCheckOptions(Effective, false);
-    outs() << configurationAsText(ClangTidyOptions::getDefaults().mergeWith(
-                  Effective, 0))
-           << "\n";
-    return ExitClean;
-  }
-  return std::nullopt;
-}
-
 /// Whether the command line describes a run: some check enabled, something
 /// to analyse, a valid --shard (read into ShardIndex and ShardCount).
 /// Prints why not.
@@ -284,13 +254,15 @@ createCompileDatabase(int &Argc, const char **Argv, RunState &Run) {
   std::unique_ptr<tooling::CompilationDatabase> Compilations =
       loadCompilations(Argc, Argv, BuildPath, SourcePaths,
                        [&](const std::string &Why) { Run.toolError(Why); });
-  if (!Compilations || (ExtraArgs.empty() && ExtraArgsBefore.empty()))
+  if (!Compilations)
     return Compilations;
   auto Adjuster = tooling::combineAdjusters(
-      tooling::getInsertArgumentAdjuster(
-          ExtraArgsBefore, tooling::ArgumentInsertPosition::BEGIN),
-      tooling::getInsertArgumentAdjuster(ExtraArgs,
-                                         tooling::ArgumentInsertPosition::END));
+      tooling::combineAdjusters(
+          tooling::getInsertArgumentAdjuster(
+              ExtraArgsBefore, tooling::ArgumentInsertPosition::BEGIN),
+          tooling::getInsertArgumentAdjuster(
+              ExtraArgs, tooling::ArgumentInsertPosition::END)),
+      headersAsCpp);
   auto Adjusting = std::make_unique<tooling::ArgumentsAdjustingCompilations>(
       std::move(Compilations));
   Adjusting->appendArgumentsAdjuster(Adjuster);
@@ -312,6 +284,11 @@ void selectFiles(const tooling::CompilationDatabase &Compilations,
   if (ShardCount > 1)
     Units = shardUnits(std::move(Units), ShardIndex, ShardCount);
   for (const Unit &U : Units) {
+    if (!isSourceFile(U.Path)) {
+      Run.toolError("cannot analyse '" + U.Named +
+                    "': not a C, C++ or CUDA source or header");
+      continue;
+    }
     auto Buffer = MemoryBuffer::getFile(U.Path);
     if (!Buffer) {
       Run.toolError("cannot read '" + U.Named +
@@ -333,6 +310,17 @@ void openCaches(std::optional<FindingsCache> &Cache,
   // directory must not move with it.
   if (CacheDirectory.empty() || sys::fs::make_absolute(CacheDirectory))
     return;
+  // A directory that cannot be used costs speed, not findings: say so.
+  std::error_code Unusable = sys::fs::create_directories(CacheDirectory);
+  if (!Unusable)
+    Unusable = sys::fs::access(CacheDirectory, sys::fs::AccessMode::Write);
+  if (Unusable && !(NoCache && NoPreamble)) {
+    WithColor::warning(errs(), "ddplint")
+        << "cannot use the cache directory '" << CacheDirectory
+        << "': " << Unusable.message()
+        << "; running without the findings cache and shared preambles\n";
+    return;
+  }
   if (!NoCache)
     Cache.emplace(std::string(CacheDirectory), uint64_t(CacheSizeLimit) << 20);
   if (!NoPreamble)
@@ -409,6 +397,15 @@ void writeOutputs(const tooling::CompilationDatabase &Compilations,
     Run.Failed = true;
 }
 
+/// A .clang-tidy that does not parse: one error naming it, the report
+/// (SARIF carries it as a tool notification), exit 2. Nothing is analysed:
+/// clang-tidy would go on with its default checks, silently.
+int refuseConfiguration(const std::string &Why, RunState &Run) {
+  Run.toolError(Why);
+  emitReport(Report{{}, {}, Run.ToolErrors, Run.Enabled, ExitToolError, {}, {}});
+  return ExitToolError;
+}
+
 /// The one-line summary on standard error.
 void printSummary(const RunState &Run) {
   size_t Found = Run.Findings.size(), Files = Run.Files.size();
@@ -432,7 +429,7 @@ void printSummary(const RunState &Run) {
 
 int main(int Argc, const char **Argv) {
   InitLLVM Init(Argc, Argv);
-  if (!parseOwnOptions(Argc, Argv))
+  if (!parseOwnOptions(Argc, Argv) || !loadPlugins())
     return ExitToolError;
   applyColorOption();
   if (std::optional<int> Code = runSubcommand(Argv[0]))
@@ -440,16 +437,23 @@ int main(int Argc, const char **Argv) {
 
   // The configuration, as the first source file sees it.
   RunState Run;
-  auto BaseFS = makeIntrusiveRefCnt<vfs::OverlayFileSystem>(
-      vfs::getRealFileSystem());
+  std::string FirstFile = SourcePaths.empty() ? "dummy.cpp" : SourcePaths[0];
+  if (std::string Why = brokenConfiguration({FirstFile}); !Why.empty())
+    return refuseConfiguration(Why, Run);
+  auto BaseFS = createBaseFileSystem(Run.Failed);
+  if (Run.Failed)
+    return ExitToolError;
   auto OptionsProvider = createOptionsProvider(BaseFS, Run.Failed);
   if (!OptionsProvider)
     return ExitToolError;
-  ClangTidyOptions Effective = OptionsProvider->getOptions(
-      SourcePaths.empty() ? "dummy.cpp" : SourcePaths[0]);
+  ClangTidyOptions Effective = OptionsProvider->getOptions(FirstFile);
+  if (std::string Note = checkSelectionNote(BaseFS, FirstFile);
+      Verbose && !Note.empty())
+    WithColor::note(errs(), "ddplint") << Note << "\n";
   Run.Enabled =
       getCheckNames(Effective, /*AllowEnablingAnalyzerAlphaCheckers=*/false);
-  if (std::optional<int> Code = answerQuery(Effective, Run.Enabled))
+  if (std::optional<int> Code =
+          answerQuery(*OptionsProvider, FirstFile, Effective, Run.Enabled))
     return *Code;
   unsigned ShardIndex = 1, ShardCount = 1;
   if (!checkInvocation(Effective, Run.Enabled, ShardIndex, ShardCount))
@@ -461,6 +465,8 @@ int main(int Argc, const char **Argv) {
   if (!Compilations)
     return ExitToolError;
   selectFiles(*Compilations, ShardIndex, ShardCount, Run);
+  if (std::string Why = brokenConfiguration(Run.Files); !Why.empty())
+    return refuseConfiguration(Why, Run);
 
   // The analysis.
   std::optional<FindingsCache> Cache;
