@@ -1,8 +1,10 @@
 //===--- DdpCheck.h - the base of every ddp check -------------------------===//
 //
 // Gives each check the shared vocabulary (read from the shared options and
-// written back by storeOptions) and one behaviour all ddp checks need on real
-// code: a missing header does not stop the analysis.
+// written back by storeOptions) and what all ddp checks need on real code: a
+// missing header does not stop the analysis, and through clang-tidy the SDK
+// headers a machine lacks (MPI, NCCL, CUDA) come from ddplint's fallback, as
+// in the driver.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +33,9 @@ public:
   /// error it stops instantiating templates, which hides every LibTorch call
   /// that goes through one (make_data_loader, register_module, ...). Demote
   /// it to an ordinary error, still reported, and lift the error limit, so
-  /// the checks see everything clang could build.
+  /// the checks see everything clang could build. In the plugin, also
+  /// append ddplint's SDK fallback headers to the search path, last (the
+  /// driver adds them to the command).
   void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
                            Preprocessor *ModuleExpanderPP) override;
 
