@@ -342,6 +342,10 @@ FunctionDivergence::tensorQueryValue(const CallExpr &Call,
                : valueOf(Object);
   if (!Vocabulary::isTensorShapeQuery(Call))
     return std::nullopt;
+  // An undefined gradient has no elements: `grad().numel() != 0` is a
+  // gradient-presence test.
+  if (identifierName(&FD) == "numel" && isGradient(Object))
+    return Divergence::seed(DivergenceSource::GradientPresence, &Call);
   // Parameters and gradients have the model's shapes; tensors built
   // here or reduced are alike everywhere. A tensor computed from this
   // rank's data, or handed in, may not be.

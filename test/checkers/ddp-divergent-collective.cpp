@@ -91,6 +91,29 @@ void skip_undefined_gradients(const std::vector<torch::Tensor> &parameters,
   }
 }
 
+// An undefined gradient has no elements: `numel() != 0` asks whether this
+// rank has one.
+void broadcast_with_gradient(torch::Tensor &tensor, ProcessGroup &pg) {
+  bool has_grad = tensor.grad().numel() != 0;
+  if (has_grad) {
+    std::vector<at::Tensor> grads{tensor.mutable_grad()};
+    pg.broadcast(grads)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'broadcast' runs only on ranks where a condition that depends on whether this rank has a gradient holds
+    // CHECK-MESSAGES: :[[@LINE-4]]:7: note: this condition depends on whether this rank has a gradient
+    // CHECK-MESSAGES: :[[@LINE-6]]:19: note: whether the gradient exists is read here
+  }
+  std::vector<at::Tensor> tensors{tensor};
+  pg.broadcast(tensors)->wait();
+}
+
+// The number of elements of a parameter is the model's, the same everywhere.
+void negative_parameter_numel(torch::Tensor &parameter, ProcessGroup &pg) {
+  if (parameter.numel() != 0) {
+    std::vector<at::Tensor> tensors{parameter};
+    pg.broadcast(tensors)->wait();
+  }
+}
+
 #ifdef WITH_MPI
 void named_parameters_mpi(torch::nn::Module &model) {
   for (auto &item : model.named_parameters()) {
@@ -143,7 +166,7 @@ void early_return_on_rank(ProcessGroup &pg, torch::Tensor t) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'allreduce_one', which issues collective 'allreduce', is skipped by ranks that leave early through 'return' on a condition that depends on the rank; the ranks that stay wait forever in it (the job hangs); issue it on every rank (a root/non-root split must call the matching collective on both sides) [ddp-divergent-collective]
   // CHECK-MESSAGES: :[[@LINE-4]]:7: note: this condition depends on the rank
   // CHECK-MESSAGES: :[[@LINE-4]]:5: note: ranks where it holds leave through this 'return'
-  // CHECK-MESSAGES: :[[@LINE-85]]:3: note: the collective is issued here, inside 'allreduce_one'
+  // CHECK-MESSAGES: :[[@LINE-108]]:3: note: the collective is issued here, inside 'allreduce_one'
 }
 
 void rank_from_environment(ProcessGroup &pg) {
@@ -200,7 +223,7 @@ void sync_if(ProcessGroup &pg, const torch::Tensor &grad, bool has_grad) {
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'allreduce_one', which issues collective 'allreduce', runs only on ranks where a condition that depends on whether this rank has a gradient holds
     // CHECK-MESSAGES: :[[@LINE-3]]:7: note: this condition depends on whether this rank has a gradient
     // CHECK-MESSAGES: :[[@LINE+6]]:27: note: whether the gradient exists is read here
-    // CHECK-MESSAGES: :[[@LINE-142]]:3: note: the collective is issued here, inside 'allreduce_one'
+    // CHECK-MESSAGES: :[[@LINE-165]]:3: note: the collective is issued here, inside 'allreduce_one'
 }
 
 void sync_if_caller(torch::nn::Module &model, ProcessGroup &pg) {
@@ -308,7 +331,7 @@ void one_finding_per_exit(Loader &loader, ProcessGroup &pg, torch::Tensor a,
     // CHECK-MESSAGES: :[[@LINE-4]]:9: note: this condition depends on this rank's own data
     // CHECK-MESSAGES: :[[@LINE-4]]:7: note: ranks where it holds leave through this 'return'
     // CHECK-MESSAGES: :[[@LINE-7]]:22: note: this rank's own data comes from here
-    // CHECK-MESSAGES: :[[@LINE-250]]:3: note: the collective is issued here, inside 'allreduce_one'
+    // CHECK-MESSAGES: :[[@LINE-273]]:3: note: the collective is issued here, inside 'allreduce_one'
     allreduce_one(pg, b);
   }
 }
@@ -473,7 +496,7 @@ void log_on_rank_zero(Loader &loader, Context &context, torch::Tensor loss,
         allreduce_one(*context.process_group, loss);
         // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'allreduce_one', which issues collective 'allreduce', runs only on ranks where a condition that depends on the rank holds
         // CHECK-MESSAGES: :[[@LINE-3]]:11: note: this condition depends on the rank
-        // CHECK-MESSAGES: :[[@LINE-415]]:3: note: the collective is issued here, inside 'allreduce_one'
+        // CHECK-MESSAGES: :[[@LINE-438]]:3: note: the collective is issued here, inside 'allreduce_one'
       ++step;
     }
   }
