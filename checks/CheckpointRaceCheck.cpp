@@ -16,12 +16,14 @@ namespace clang::tidy::ddp {
 
 namespace {
 
-/// A `torch::save` or `torch::load` of a file shared by every rank.
+/// A `torch::save` or `torch::load` of a file shared by every rank, or a
+/// file opened with C stdio or a stream (File).
 struct Access {
-  const CallExpr *Call;
+  const Expr *Call;
   const Expr *Path;
   /// Equal keys name the same file (see pathKey).
   std::string Key;
+  bool File = false;
 };
 
 std::string sourceText(const Stmt &S, const ASTContext &Context) {
@@ -143,6 +145,16 @@ void UnitCheckpoints::collect(const CodeUnit &U) {
       continue;
     (Save ? Saves : Loads).push_back({Call, Path, pathKey(*Path, Context)});
   }
+  // Files handed from one rank to the others with C stdio or streams.
+  for (const Stmt *S : U.Stmts) {
+    const auto *E = dyn_cast<Expr>(S);
+    std::optional<FileAccess> File =
+        E ? Vocabulary::fileAccess(*E) : std::nullopt;
+    if (!File || namesRankFile(U, *File->Path))
+      continue;
+    (File->Write ? Saves : Loads)
+        .push_back({E, File->Path, pathKey(*File->Path, Context), true});
+  }
 }
 
 const Expr *UnitCheckpoints::rankCondition(const CodeUnit &U, const Stmt &S) {
@@ -204,14 +216,16 @@ std::vector<const Stmt *> UnitCheckpoints::collectives(const CodeUnit &U) {
 }
 
 void UnitCheckpoints::run(const CodeUnit &U) {
+  // A plain file every rank writes may be meant per machine (a local
+  // scratch directory); only its hand-off from one rank is reported.
   for (const Access &Save : Saves) {
-    if (!guardedByRank(U, *Save.Call))
-      everyRankWrites(Save);
-    else
+    if (guardedByRank(U, *Save.Call))
       readBeforeWritten(U, Save);
+    else if (!Save.File)
+      everyRankWrites(Save);
   }
   for (const Access &Load : Loads)
-    if (!guardedByRank(U, *Load.Call))
+    if (!Load.File && !guardedByRank(U, *Load.Call))
       fixedDevice(Load);
 }
 
@@ -232,7 +246,7 @@ void UnitCheckpoints::readBeforeWritten(const CodeUnit &U, const Access &Save) {
   std::vector<const Stmt *> Avoid = collectives(U);
   Avoid.push_back(Save.Call);
   for (const Access &Load : Loads) {
-    if (Load.Key != Save.Key)
+    if (Load.Key != Save.Key || Load.File != Save.File)
       continue;
     // Read on the same side of the same condition: the writing ranks read
     // their own file.
@@ -247,13 +261,16 @@ void UnitCheckpoints::readBeforeWritten(const CodeUnit &U, const Access &Save) {
     if (!Model.flow(U).reachable(Condition, Load.Call, Avoid))
       continue;
     Check.diag(Save.Call->getBeginLoc(),
-               "checkpoint %0 is written on one rank and read on the others "
-               "with no collective in between: the readers can open it "
-               "before the write completes and load a stale or partial "
-               "state, so the replicas start from different parameters; call "
-               "a barrier between the save and the load, or broadcast the "
-               "state instead of reading the file")
-        << display(Save);
+               "%select{checkpoint|file}1 %0 is written on one rank and read "
+               "on the others with no collective in between: the readers can "
+               "open it before the write completes and %select{load a stale "
+               "or partial state, so the replicas start from different "
+               "parameters|read a stale or partial file, so the ranks go on "
+               "from different data (polling for the file does not wait for "
+               "the writer to finish)}1; call a barrier between the "
+               "%select{save and the load|write and the read}1, or broadcast "
+               "the %select{state|contents}1 instead of reading the file")
+        << display(Save) << Save.File;
     Check.diag(Condition->getBeginLoc(),
                "only ranks where this condition holds write it",
                DiagnosticIDs::Note);
@@ -266,7 +283,7 @@ void UnitCheckpoints::readBeforeWritten(const CodeUnit &U, const Access &Save) {
 
 void UnitCheckpoints::fixedDevice(const Access &Load) {
   std::optional<Vocabulary::FixedDevice> Device =
-      Vocabulary::checkpointLoadDevice(*Load.Call);
+      Vocabulary::checkpointLoadDevice(*cast<CallExpr>(Load.Call));
   if (!Device || Vocab.mentionsRank(Device->Where))
     return;
   Check.diag(Load.Call->getBeginLoc(),

@@ -423,6 +423,11 @@ public:
   /// for an index that is not a constant, and for a device without an index
   /// (`torch::kCUDA`: the current device, which each rank sets to its own).
   static std::optional<FixedDevice> checkpointLoadDevice(const CallExpr &Call);
+  using FileAccess = ddp::FileAccess;
+  /// A file opened outside torch::save/load: `fopen(path, mode)` (a write
+  /// for a mode with 'w' or 'a'), `std::ofstream f(path)`,
+  /// `std::ifstream f(path)`, `f.open(path)` on either. Nullopt otherwise.
+  static std::optional<FileAccess> fileAccess(const Expr &E);
 
   // --- Registrations and gradient requirements (VocabularyRegistrations.cpp)
   using RegistrationKind = ddp::RegistrationKind;

@@ -2,7 +2,8 @@
 //
 // The checkpoint part of the vocabulary: which calls write or read a
 // checkpoint file, which argument names the file, and which device a load
-// maps the tensors onto.
+// maps the tensors onto; and files handed between ranks with C stdio or
+// streams.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,7 +92,57 @@ bool isCudaType(const Expr *E) {
              "DeviceType";
 }
 
+/// `std::basic_ofstream` (true) or `std::basic_ifstream` (false), by the
+/// class of a stream object; None for other classes.
+std::optional<bool> fileStreamWrites(const CXXRecordDecl *RD) {
+  if (!RD || !RD->isInStdNamespace())
+    return std::nullopt;
+  llvm::StringRef Name = identifierName(RD);
+  if (Name == "basic_ofstream")
+    return true;
+  if (Name == "basic_ifstream")
+    return false;
+  return std::nullopt;
+}
+
+/// fopen's mode: whether it writes (or appends); None for a mode that is
+/// not a literal.
+std::optional<bool> fopenModeWrites(const Expr *Mode) {
+  const StringLiteral *Literal = spelledStringLiteral(Mode);
+  if (!Literal)
+    return std::nullopt;
+  llvm::StringRef M = Literal->getString();
+  return M.contains('w') || M.contains('a');
+}
+
 } // namespace
+
+std::optional<FileAccess> Vocabulary::fileAccess(const Expr &E) {
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E)) {
+    std::optional<bool> Writes =
+        fileStreamWrites(Construct->getConstructor()->getParent());
+    if (Writes && Construct->getNumArgs() >= 1 &&
+        isPathType(Construct->getArg(0)->getType()))
+      return FileAccess{Construct->getArg(0), *Writes};
+    return std::nullopt;
+  }
+  const auto *Call = dyn_cast<CallExpr>(&E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD || Call->getNumArgs() < 1 || !isPathType(Call->getArg(0)->getType()))
+    return std::nullopt;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+    std::optional<bool> Writes =
+        fileStreamWrites(Member->getRecordDecl());
+    if (Writes && identifierName(FD) == "open")
+      return FileAccess{Call->getArg(0), *Writes};
+    return std::nullopt;
+  }
+  llvm::StringRef Name = identifierName(FD);
+  if ((Name == "fopen" || Name == "fopen64") && Call->getNumArgs() == 2)
+    if (std::optional<bool> Writes = fopenModeWrites(Call->getArg(1)))
+      return FileAccess{Call->getArg(0), *Writes};
+  return std::nullopt;
+}
 
 const Expr *Vocabulary::checkpointSavePath(const CallExpr &Call) {
   return isSerializeCall(Call, "torch::save") ? pathArgument(Call) : nullptr;

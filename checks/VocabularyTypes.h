@@ -68,6 +68,12 @@ struct FixedDevice {
   int64_t Index;
 };
 
+/// A file a program opens with C stdio or a stream (Vocabulary::fileAccess).
+struct FileAccess {
+  const Expr *Path = nullptr; ///< The file name argument.
+  bool Write = false;         ///< Opened for writing (or appending).
+};
+
 /// What a module registers (registration).
 enum class RegistrationKind { Module, Parameter, Buffer };
 struct Registration {

@@ -179,9 +179,20 @@ loadCompilations(int &Argc, const char **Argv, StringRef BuildPath,
 
 /// Whether clang knows Path's extension as a C-family source or header
 /// (a Python script given by mistake is not).
+namespace {
+
+/// Extensions of C++ and CUDA headers clang's driver does not know.
+bool isHeaderLikeExtension(StringRef Ext) {
+  static constexpr StringLiteral Headers[] = {"cuh", "inl", "ipp", "tpp",
+                                              "tcc", "txx", "inc"};
+  return llvm::is_contained(Headers, Ext.lower());
+}
+
+} // namespace
+
 bool isSourceFile(StringRef Path) {
   StringRef Ext = sys::path::extension(Path);
-  return Ext.empty() ||
+  return Ext.empty() || isHeaderLikeExtension(Ext.drop_front()) ||
          driver::types::lookupTypeForExtension(Ext.drop_front()) !=
              driver::types::TY_INVALID;
 }
@@ -192,8 +203,9 @@ tooling::CommandLineArguments
 headersAsCpp(const tooling::CommandLineArguments &Args, StringRef File) {
   StringRef Ext = sys::path::extension(File);
   if (Ext.empty() ||
-      !driver::types::onlyPrecompileType(
-          driver::types::lookupTypeForExtension(Ext.drop_front())) ||
+      (!isHeaderLikeExtension(Ext.drop_front()) &&
+       !driver::types::onlyPrecompileType(
+           driver::types::lookupTypeForExtension(Ext.drop_front()))) ||
       llvm::any_of(Args, [](StringRef A) { return A.startswith("-x"); }))
     return Args;
   tooling::CommandLineArguments Adjusted = Args;

@@ -43,7 +43,8 @@ loadCompilations(int &Argc, const char **Argv, llvm::StringRef BuildPath,
 bool isSourceFile(llvm::StringRef Path);
 
 /// An arguments adjuster: a header analysed alone is C++ (clang would take a
-/// .h for C); ddplint's code is C++, and so is every header it is meant for.
+/// .h for C, and a .cuh or .inl for a linker input); ddplint's code is C++,
+/// and so is every header it is meant for (a CUDA header's host code).
 clang::tooling::CommandLineArguments
 headersAsCpp(const clang::tooling::CommandLineArguments &Args,
              llvm::StringRef File);

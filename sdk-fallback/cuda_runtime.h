@@ -7,6 +7,35 @@
 
 #include <cuda_runtime_api.h>
 
+/* Host code read as C++ (a .cuh header analysed on its own, a machine
+ * without the toolkit): the execution-space attributes mean nothing here. */
+#if !defined(__CUDA__) && !defined(__CUDACC__)
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __device__
+#define __device__
+#endif
+#ifndef __host__
+#define __host__
+#endif
+#ifndef __shared__
+#define __shared__
+#endif
+#ifndef __constant__
+#define __constant__
+#endif
+#ifndef __managed__
+#define __managed__
+#endif
+#ifndef __forceinline__
+#define __forceinline__ inline
+#endif
+#ifndef __launch_bounds__
+#define __launch_bounds__(...)
+#endif
+#endif
+
 #ifdef __cplusplus
 /* Typed pointers convert to void** only through these. */
 template <class T>

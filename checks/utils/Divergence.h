@@ -205,6 +205,11 @@ public:
   /// The block where the paths out of \p Branch meet again; null when they
   /// only meet at the function's exit through different routes.
   const CFGBlock *joinOf(const CFGBlock &Branch) const;
+  /// Where the paths out of \p Branch that go on meet again: a path that
+  /// ends the process (a check macro's `exit()`, a call that does not
+  /// return) does not count, so that a `CHECK(collective)` under a branch
+  /// is not taken as meeting the one after it. Null when there is none.
+  const CFGBlock *continuingJoinOf(const CFGBlock &Branch);
 
 private:
   class Transfer;

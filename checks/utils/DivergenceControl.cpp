@@ -14,6 +14,8 @@
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <deque>
+
 namespace clang::tidy::ddp {
 
 namespace {
@@ -143,6 +145,27 @@ const CFGBlock *FunctionDivergence::joinOf(const CFGBlock &Branch) const {
   if (!Node || !Node->getIDom())
     return nullptr;
   return Node->getIDom()->getBlock();
+}
+
+const CFGBlock *FunctionDivergence::continuingJoinOf(const CFGBlock &Branch) {
+  // The post-dominators of a branch lie on every path out of it, so the
+  // nearest one is the first found breadth-first; here, on every path that
+  // finishes the function normally.
+  llvm::DenseSet<const CFGBlock *> Seen{&Branch};
+  std::deque<const CFGBlock *> Work;
+  for (const CFGBlock::AdjacentBlock &Succ : Branch.succs())
+    Work.push_back(Succ.getReachableBlock());
+  while (!Work.empty()) {
+    const CFGBlock *B = Work.front();
+    Work.pop_front();
+    if (!B || !Seen.insert(B).second || endsProcess(*B))
+      continue;
+    if (!bypasses(Branch, *B))
+      return B;
+    for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+      Work.push_back(Succ.getReachableBlock());
+  }
+  return nullptr;
 }
 
 Divergence FunctionDivergence::implicitIn(const CFGBlock &B) {

@@ -213,7 +213,7 @@ DivergentSites::region(const CFGBlock *Start, const CFGBlock *Branch,
 
 bool DivergentSites::matched(const CFGBlock &Branch,
                              const Site &Collective) const {
-  const CFGBlock *Join = Flow.joinOf(Branch);
+  const CFGBlock *Join = Flow.continuingJoinOf(Branch);
   std::vector<std::vector<const Site *>> Sides;
   for (const CFGBlock::AdjacentBlock &Succ : Branch.succs())
     if (const CFGBlock *Start = Succ.getReachableBlock())

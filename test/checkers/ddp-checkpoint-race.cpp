@@ -7,6 +7,7 @@
 // test/integration runs this same file against the real LibTorch headers.
 
 #include <cstdio>
+#include <fstream>
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 
@@ -225,6 +226,59 @@ void negative_rank0_loads_onto_cuda0(c10d::ProcessGroup &pg, Net &model) {
 void negative_not_distributed(Net &model) {
   torch::save(model, "ckpt.pt");
   torch::load(model, "ckpt.pt", torch::Device("cuda:0"));
+}
+
+//===----------------------------------------------------------------------===//
+// Files handed off with C stdio and streams
+//===----------------------------------------------------------------------===//
+
+// Rank 0 writes the vocabulary, the others poll for it and read it: the
+// polling loop sees the file as soon as it exists, half written.
+void stdio_hand_off(c10d::ProcessGroup &pg, const char *path) {
+  if (pg.getRank() == 0) {
+    FILE *out = fopen(path, "w");
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: file 'path' is written on one rank and read on the others with no collective in between: the readers can open it before the write completes and read a stale or partial file, so the ranks go on from different data (polling for the file does not wait for the writer to finish); call a barrier between the write and the read, or broadcast the contents instead of reading the file [ddp-checkpoint-race]
+    // CHECK-MESSAGES: :[[@LINE-3]]:7: note: only ranks where this condition holds write it
+    fputs("vocab", out);
+    fclose(out);
+  }
+  FILE *in = nullptr;
+  while (!(in = fopen(path, "r"))) {
+  }
+  // CHECK-MESSAGES: :[[@LINE-2]]:17: note: the other ranks read it here, possibly while it is written
+  fclose(in);
+}
+
+void stream_hand_off(c10d::ProcessGroup &pg, const std::string &path) {
+  if (pg.getRank() == 0) {
+    std::ofstream out(path);
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: file 'path' is written on one rank and read on the others with no collective in between
+    // CHECK-MESSAGES: :[[@LINE-3]]:7: note: only ranks where this condition holds write it
+    out << 42;
+  }
+  std::ifstream in;
+  in.open(path);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: the other ranks read it here, possibly while it is written
+}
+
+// A barrier between the write and the read: the readers wait for the writer.
+void negative_stream_barrier(c10d::ProcessGroup &pg, const std::string &path) {
+  if (pg.getRank() == 0) {
+    std::ofstream out(path);
+    out << 42;
+  }
+  pg.barrier()->wait();
+  std::ifstream in(path);
+}
+
+// Every rank writes its own log file (the rank in the name), or reads a file
+// nobody writes here; every rank writing a plain file is not a hand-off.
+void negative_own_files(c10d::ProcessGroup &pg, const std::string &dir) {
+  std::ofstream log(dir + "/log." + std::to_string(pg.getRank()));
+  std::ifstream config(dir + "/config.json");
+  FILE *scratch = fopen("/tmp/scratch.bin", "wb");
+  fclose(scratch);
+  pg.barrier()->wait();
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,6 @@
 // ddp-divergent-collective on C-style trainers over MPI, NCCL and the CUDA
 // runtime: what is uniform there although the rank passed near it. Every
-// function but the last two is correct and must stay silent.
+// function but those marked "Bad" is correct and must stay silent.
 //
 // The SDK headers as system headers, and as user headers (-I, as many
 // builds pass them): the findings are the same.
@@ -188,6 +188,27 @@ void resume_then_train(int rank, int steps, float *grads, int count) {
   for (int step = resume_step({rank, "checkpoints"}); step < steps; ++step)
     MPI_Allreduce(MPI_IN_PLACE, grads, count, MPI_FLOAT, MPI_SUM,
                   MPI_COMM_WORLD);
+}
+
+// A root/non-root split in check macros that exit on an error: both sides
+// broadcast once, and the exits do not make the two sides meet later.
+void split_in_check_macros(float *buf, int count, int rank) {
+  if (rank == 0)
+    MPI_TRY(MPI_Bcast(buf, count, MPI_FLOAT, 0, MPI_COMM_WORLD));
+  else
+    MPI_TRY(MPI_Bcast(buf, count, MPI_FLOAT, 0, MPI_COMM_WORLD));
+  MPI_TRY(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+// Bad: one extra broadcast on the ranks where the condition holds. The
+// broadcast after the branch matches neither side's first one: the exit of
+// the check macro is no path on which the ranks meet again.
+void extra_in_check_macro(float *buf, float *extra, int count, int rank) {
+  if (rank == 0)
+    MPI_TRY(MPI_Bcast(extra, count, MPI_FLOAT, 0, MPI_COMM_WORLD));
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: collective 'MPI_Bcast' runs only on ranks where a condition that depends on the rank holds
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  MPI_TRY(MPI_Bcast(buf, count, MPI_FLOAT, 0, MPI_COMM_WORLD));
 }
 
 // Bad: the shard's length decides the trip count, and the last rank takes
