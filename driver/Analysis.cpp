@@ -41,6 +41,7 @@ struct Observations {
   VacuityFacts Vacuity;
   /// --system-headers: system headers are parsed and traversed in full.
   bool WholeUnit = false;
+  const std::atomic<bool> *Cancelled = nullptr; ///< Analyser::setCancellation
 };
 
 /// Forwards to clang-tidy's consumer, but first narrows the AST traversal to
@@ -50,12 +51,14 @@ class UserCodeConsumer : public SystemBodySkipper {
 public:
   UserCodeConsumer(std::unique_ptr<ASTConsumer> Checks,
                    std::vector<std::string> *Dependencies, unsigned &Functions,
-                   bool WholeUnit)
+                   const Observations &Seen)
       : SystemBodySkipper(wrap(std::move(Checks))),
         Dependencies(Dependencies), Functions(Functions),
-        WholeUnit(WholeUnit) {}
+        WholeUnit(Seen.WholeUnit), Cancelled(Seen.Cancelled) {}
 
   void HandleTranslationUnit(ASTContext &Context) override {
+    if (Cancelled && Cancelled->load())
+      return; // stale: the matchers are most of what is left to do
     const SourceManager &SM = Context.getSourceManager();
     if (Dependencies)
       recordDependencies(SM);
@@ -89,6 +92,7 @@ private:
   std::vector<std::string> *Dependencies;
   unsigned &Functions; ///< Whether the checks had anything to analyse.
   bool WholeUnit;
+  const std::atomic<bool> *Cancelled;
 
   static std::vector<std::unique_ptr<ASTConsumer>>
   wrap(std::unique_ptr<ASTConsumer> C) {
@@ -112,7 +116,7 @@ public:
           PP, Seen.SdkFallback, Seen.Fallback));
     return std::make_unique<UserCodeConsumer>(
         Factory.createASTConsumer(Compiler, File), Seen.Files,
-        Seen.Vacuity.Functions, Seen.WholeUnit);
+        Seen.Vacuity.Functions, Seen);
   }
 
 private:
@@ -306,6 +310,7 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
   Seen.Files = Dependencies ? &Dependencies->Files : nullptr;
   Seen.SdkFallback = SdkFallback;
   Seen.WholeUnit = Context.getOptionsForFile(File).SystemHeaders.value_or(false);
+  Seen.Cancelled = Cancelled;
   CheckActionFactory Factory(Context, BaseFS, Seen,
                              Preamble ? Preamble->PCH : std::string());
   // A unit that does not compile still yields what the checks found; its

@@ -19,6 +19,7 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -78,11 +79,19 @@ public:
 
   clang::tidy::ClangTidyContext &context() { return *Context; }
 
+  /// While *Cancelled is set, a unit whose parse has finished skips the
+  /// checks (an editor's analysis a newer edit made stale): its result is
+  /// then incomplete and meant to be dropped.
+  void setCancellation(const std::atomic<bool> *Cancelled) {
+    this->Cancelled = Cancelled;
+  }
+
 private:
   std::unique_ptr<clang::tidy::ClangTidyContext> Context;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> DiagIDs;
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS;
   std::string SdkFallback;
+  const std::atomic<bool> *Cancelled = nullptr;
 };
 
 } // namespace ddplint

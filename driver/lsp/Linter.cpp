@@ -62,7 +62,8 @@ std::string Linter::commandSource(const Document &Doc) {
 }
 
 UnitResult Linter::lint(const Document &Doc,
-                        const std::function<void(StringRef)> &Building) {
+                        const std::function<void(StringRef)> &Building,
+                        const std::atomic<bool> *Cancelled) {
   std::string Source;
   const tooling::CompilationDatabase &DB = databaseFor(Doc.Path, Source);
   // A fresh configuration each time: an edited .clang-tidy counts at once.
@@ -77,6 +78,7 @@ UnitResult Linter::lint(const Document &Doc,
     return R;
   }
   Analyser Analysis(std::move(Provider), FS, Options.SdkFallback);
+  Analysis.setCancellation(Cancelled);
 
   // The editor's text, with the shared PCH standing in for its heavy
   // include lines when there is one.

@@ -25,6 +25,7 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -45,7 +46,8 @@ public:
   /// Analyses Doc. Before a PCH is built (which takes as long as parsing
   /// its headers), Building is called with a line saying so.
   UnitResult lint(const Document &Doc,
-                  const std::function<void(llvm::StringRef)> &Building);
+                  const std::function<void(llvm::StringRef)> &Building,
+                  const std::atomic<bool> *Cancelled = nullptr);
 
   /// Where Doc's compile command came from, for the log.
   std::string commandSource(const Document &Doc);

@@ -202,6 +202,8 @@ void Server::didClose(const json::Object &Params) {
   std::lock_guard<std::mutex> Guard(Lock);
   if (!Documents.erase(URI))
     return;
+  if (Busy && Analysing == URI)
+    Stale = true;
   T.notify("textDocument/publishDiagnostics",
            json::Object{{"uri", URI}, {"diagnostics", json::Array{}}});
   answerWaiting(URI); // with nothing: the document is gone
@@ -209,6 +211,8 @@ void Server::didClose(const json::Object &Params) {
 
 void Server::schedule(DocumentState &D, Clock::duration Delay) {
   D.Due = Clock::now() + Delay;
+  if (Busy && Analysing == D.Doc.URI)
+    Stale = true; // its analysis in progress is of an older text
   Wake.notify_all();
 }
 
@@ -289,6 +293,8 @@ void Server::analyse(std::unique_lock<std::mutex> &Guard, DocumentState &D) {
   bool Log = !D.Logged;
   D.Logged = true;
   Busy = true;
+  Analysing = Snapshot.URI;
+  Stale = false;
   Guard.unlock();
   if (Log)
     T.notify("window/logMessage",
@@ -296,17 +302,21 @@ void Server::analyse(std::unique_lock<std::mutex> &Guard, DocumentState &D) {
                           {"message", "ddplint: " + Snapshot.Path + ": " +
                                           Lint.commandSource(Snapshot)}});
   bool Reported = false;
-  UnitResult R = Lint.lint(Snapshot, [&](StringRef What) {
-    progress("begin", What);
-    Reported = true;
-  });
+  UnitResult R = Lint.lint(
+      Snapshot,
+      [&](StringRef What) {
+        progress("begin", What);
+        Reported = true;
+      },
+      &Stale);
   if (Reported)
     progress("end", "");
   Guard.lock();
   Busy = false;
   // Closed, or edited meanwhile (and due again): this result is stale.
   auto It = Documents.find(Snapshot.URI);
-  if (It == Documents.end() || It->second.Doc.Version != Snapshot.Version ||
+  if (Stale || It == Documents.end() ||
+      It->second.Doc.Version != Snapshot.Version ||
       It->second.Doc.Text != Snapshot.Text)
     return;
   It->second.Analysed = Snapshot.Version;

@@ -11,8 +11,9 @@
 // once: it records documents and their versions, and answers requests. The
 // worker analyses the documents whose analysis is due, one at a time, and
 // publishes a result only when the document is still at the version it
-// analysed: an edit that arrives meanwhile makes the result stale, and the
-// newer text is analysed instead. A code action asked for a version not yet
+// analysed: an edit that arrives meanwhile makes the analysis stale (it
+// skips its checks once the parse is done, and its result is dropped), and
+// the newer text is analysed instead. A code action asked for a version not yet
 // analysed waits for that analysis (and can be cancelled meanwhile).
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +26,7 @@
 #include "lsp/Protocol.h"
 #include "lsp/Transport.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -105,6 +107,10 @@ private:
   std::vector<Waiting> WaitingActions;
   bool Initialized = false, ShutDown = false, Stopping = false;
   bool Busy = false;           ///< The worker is analysing.
+  std::string Analysing;       ///< The URI it analyses.
+  /// Set when the document being analysed changes or closes: the analysis
+  /// then skips its checks, and its result is dropped.
+  std::atomic<bool> Stale{false};
   bool ClientProgress = false; ///< The client takes work-done progress.
   unsigned ProgressTokens = 0, RequestIds = 0;
   std::thread Worker;
