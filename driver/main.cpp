@@ -46,6 +46,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -407,13 +408,24 @@ int refuseConfiguration(const std::string &Why, RunState &Run) {
 }
 
 /// The one-line summary on standard error.
+/// "N findings in K files" counts the files that hold findings, as the HTML
+/// report does; the units looked at follow when that does not say it.
 void printSummary(const RunState &Run) {
+  auto Plural = [](size_t N, StringRef One) {
+    return (Twine(N) + " " + One + (N == 1 ? "" : "s")).str();
+  };
+  std::set<std::string> WithFindings;
+  for (const Finding &F : Run.Findings)
+    WithFindings.insert(F.Where.File);
   size_t Found = Run.Findings.size(), Files = Run.Files.size();
-  errs() << Found << " finding" << (Found == 1 ? "" : "s") << " in " << Files
-         << " file" << (Files == 1 ? "" : "s");
+  errs() << Plural(Found, "finding");
+  if (Found)
+    errs() << " in " << Plural(WithFindings.size(), "file");
   if (Run.Stats.FromCache)
-    errs() << " (" << Run.Stats.Analysed << " analysed, "
-           << Run.Stats.FromCache << " from the cache)";
+    errs() << " (" << Plural(Files, "file") << ": " << Run.Stats.Analysed
+           << " analysed, " << Run.Stats.FromCache << " from the cache)";
+  else if (!Found || WithFindings.size() != Files)
+    errs() << " (" << Plural(Files, "file") << " analysed)";
   if (!Run.Vacuous.empty())
     errs() << "; " << Run.Vacuous.size()
            << (Run.Vacuous.size() == 1 ? " unit's analysis was"
