@@ -8,7 +8,6 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -144,62 +143,33 @@ bool carriesIterationGradientInArguments(const Stmt &Loop, const Expr &Call) {
   });
 }
 
-bool isLoop(const Stmt &S) {
-  return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
-}
-
-/// Finds a call of one function inside a loop.
-class CallInLoopFinder : public RecursiveASTVisitor<CallInLoopFinder> {
-  using Base = RecursiveASTVisitor<CallInLoopFinder>;
-
-public:
-  explicit CallInLoopFinder(const FunctionDecl &Target)
-      : Target(Target.getCanonicalDecl()) {}
-
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool TraverseForStmt(ForStmt *S) {
-    return inLoop([&] { return Base::TraverseForStmt(S); });
-  }
-  bool TraverseWhileStmt(WhileStmt *S) {
-    return inLoop([&] { return Base::TraverseWhileStmt(S); });
-  }
-  bool TraverseDoStmt(DoStmt *S) {
-    return inLoop([&] { return Base::TraverseDoStmt(S); });
-  }
-  bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) {
-    return inLoop([&] { return Base::TraverseCXXForRangeStmt(S); });
-  }
-  bool VisitCallExpr(CallExpr *Call) {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    Found |= Loops && Callee && Callee->getCanonicalDecl() == Target;
-    return !Found;
-  }
-  bool Found = false;
-
-private:
-  bool inLoop(llvm::function_ref<bool()> Traverse) {
-    ++Loops;
-    bool Go = Traverse();
-    --Loops;
-    return Go;
-  }
-  const FunctionDecl *Target;
-  unsigned Loops = 0;
-};
-
-/// Whether a call of \p Function in this unit's own code sits inside a
-/// loop.
-bool calledInLoop(const FunctionDecl &Function, ASTContext &Context) {
-  const SourceManager &SM = Context.getSourceManager();
-  CallInLoopFinder Finder(Function);
-  for (Decl *D : Context.getTranslationUnitDecl()->decls()) {
-    if (SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
-      continue;
-    Finder.TraverseDecl(D);
-    if (Finder.Found)
+/// Whether \p S runs more than once where it stands: inside a loop, or in
+/// a lambda (which runs where it is called). Top receives the outermost
+/// statement of its function otherwise.
+bool repeatsWithin(const Stmt &S, ASTContext &Context, const Stmt *&Top) {
+  Top = &S;
+  for (unsigned Depth = 0; Depth < 128; ++Depth) {
+    const Stmt *Parent = parentStmtAcrossDecls(*Top, Context);
+    if (!Parent)
+      return false;
+    if (isLoopStmt(Parent) || isa<LambdaExpr>(Parent))
       return true;
+    Top = Parent;
   }
   return false;
+}
+
+/// Whether this unit calls \p Function from inside a loop.
+bool calledInLoop(const FunctionDecl &Function, ASTContext &Context) {
+  const FunctionDecl *Target = Function.getCanonicalDecl();
+  bool Found = false;
+  forEachUserCall(Context, [&](const FunctionDecl &, const CallExpr &Call) {
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    const Stmt *Top = nullptr;
+    Found = Found || (Callee && Callee->getCanonicalDecl() == Target &&
+                      repeatsWithin(Call, Context, Top));
+  });
+  return Found;
 }
 
 /// Whether the parameter loop \p Origin runs more than once: inside another
@@ -207,15 +177,9 @@ bool calledInLoop(const FunctionDecl &Function, ASTContext &Context) {
 /// this unit calls from inside a loop. A model averaged once, at start-up
 /// or after training, pays the per-parameter rounds once.
 bool runsRepeatedly(const Stmt &Origin, ASTContext &Context) {
-  const Stmt *Top = &Origin;
-  for (unsigned Depth = 0; Depth < 128; ++Depth) {
-    const Stmt *Parent = parentStmtAcrossDecls(*Top, Context);
-    if (!Parent)
-      break;
-    if (isLoop(*Parent) || isa<LambdaExpr>(Parent))
-      return true;
-    Top = Parent;
-  }
+  const Stmt *Top = nullptr;
+  if (repeatsWithin(Origin, Context, Top))
+    return true;
   DynTypedNodeList Parents = Context.getParents(*Top);
   const auto *Function =
       Parents.empty() ? nullptr : Parents[0].get<FunctionDecl>();

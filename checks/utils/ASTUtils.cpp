@@ -3,6 +3,7 @@
 #include "utils/ASTUtils.h"
 
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 
 namespace clang::tidy::ddp {
 
@@ -64,6 +65,65 @@ bool isInstantiatedPattern(const FunctionDecl &FD) {
       if (instantiatesWithBody(Member, FD))
         return true;
   return false;
+}
+
+namespace {
+
+/// Visits every call in user code with the function (or lambda) that makes
+/// it, template instantiations included.
+class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
+  using Base = RecursiveASTVisitor<CallIndexer>;
+
+public:
+  using Callback =
+      llvm::function_ref<void(const FunctionDecl &Caller, const CallExpr &)>;
+  CallIndexer(const SourceManager &SM, Callback OnCall)
+      : SM(SM), OnCall(OnCall) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBody() const { return true; }
+
+  bool TraverseDecl(Decl *D) {
+    if (!D)
+      return true;
+    if (!isa<TranslationUnitDecl>(D) && SM.isInSystemHeader(D->getLocation()))
+      return true;
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (FD && isInstantiatedPattern(*FD))
+      FD = nullptr; // patterns: their instantiations are visited instead
+    if (FD)
+      Stack.push_back(FD);
+    bool Result = Base::TraverseDecl(D);
+    if (FD)
+      Stack.pop_back();
+    return Result;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
+    Stack.push_back(Lambda->getCallOperator());
+    bool Result = Base::TraverseLambdaExpr(Lambda);
+    Stack.pop_back();
+    return Result;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (!Stack.empty() && Stack.back())
+      OnCall(*Stack.back(), *Call);
+    return true;
+  }
+
+private:
+  const SourceManager &SM;
+  Callback OnCall;
+  llvm::SmallVector<const FunctionDecl *, 8> Stack;
+};
+
+} // namespace
+
+void forEachUserCall(
+    ASTContext &Context,
+    llvm::function_ref<void(const FunctionDecl &Caller, const CallExpr &Call)>
+        OnCall) {
+  CallIndexer Indexer(Context.getSourceManager(), OnCall);
+  Indexer.TraverseDecl(Context.getTranslationUnitDecl());
 }
 
 } // namespace clang::tidy::ddp

@@ -16,6 +16,7 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace clang::tidy::ddp {
 
@@ -95,6 +96,20 @@ inline const FunctionDecl *userDefinition(const FunctionDecl &FD) {
 /// class template in a header opened on its own, a member no instantiation
 /// calls) is analysed as written.
 bool isInstantiatedPattern(const FunctionDecl &FD);
+
+/// A `for`, `while`, `do` or range-for statement.
+inline bool isLoopStmt(const Stmt *S) {
+  return S && (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+               isa<CXXForRangeStmt>(S));
+}
+
+/// Calls \p OnCall for every call in the unit's own code (not in system
+/// headers) with the function or lambda that makes it; template patterns
+/// are skipped for their instantiations.
+void forEachUserCall(
+    ASTContext &Context,
+    llvm::function_ref<void(const FunctionDecl &Caller, const CallExpr &Call)>
+        OnCall);
 
 /// Visits the calls and constructions in \p S, in source order, outside the
 /// bodies of lambdas \p S only defines.

@@ -126,67 +126,15 @@ Divergence DivergenceAnalysis::field(const FieldDecl &F) {
   return Result;
 }
 
-namespace {
-
-/// Visits every call in user code with the function (or lambda) that makes
-/// it, template instantiations included.
-class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
-  using Base = RecursiveASTVisitor<CallIndexer>;
-
-public:
-  using Callback =
-      llvm::function_ref<void(const FunctionDecl &Caller, const CallExpr &)>;
-  CallIndexer(const SourceManager &SM, Callback OnCall)
-      : SM(SM), OnCall(OnCall) {}
-
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool shouldVisitLambdaBody() const { return true; }
-
-  bool TraverseDecl(Decl *D) {
-    if (!D)
-      return true;
-    if (!isa<TranslationUnitDecl>(D) && SM.isInSystemHeader(D->getLocation()))
-      return true;
-    const auto *FD = dyn_cast<FunctionDecl>(D);
-    if (FD && isInstantiatedPattern(*FD))
-      FD = nullptr; // patterns: their instantiations are visited instead
-    if (FD)
-      Stack.push_back(FD);
-    bool Result = Base::TraverseDecl(D);
-    if (FD)
-      Stack.pop_back();
-    return Result;
-  }
-  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
-    Stack.push_back(Lambda->getCallOperator());
-    bool Result = Base::TraverseLambdaExpr(Lambda);
-    Stack.pop_back();
-    return Result;
-  }
-  bool VisitCallExpr(CallExpr *Call) {
-    if (!Stack.empty() && Stack.back())
-      OnCall(*Stack.back(), *Call);
-    return true;
-  }
-
-private:
-  const SourceManager &SM;
-  Callback OnCall;
-  llvm::SmallVector<const FunctionDecl *, 8> Stack;
-};
-
-} // namespace
-
 const std::vector<DivergenceAnalysis::CallSite> &
 DivergenceAnalysis::callersOf(const FunctionDecl &FD) {
   if (!Callers) {
     Callers.emplace();
-    auto Record = [&](const FunctionDecl &Caller, const CallExpr &Call) {
+    forEachUserCall(Context, [&](const FunctionDecl &Caller,
+                                 const CallExpr &Call) {
       if (const FunctionDecl *Callee = Call.getDirectCallee())
         (*Callers)[Callee->getCanonicalDecl()].push_back({&Caller, &Call});
-    };
-    CallIndexer Indexer(Context.getSourceManager(), Record);
-    Indexer.TraverseDecl(Context.getTranslationUnitDecl());
+    });
   }
   return (*Callers)[FD.getCanonicalDecl()];
 }

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "utils/ASTUtils.h"
 #include "utils/Divergence.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -19,11 +20,6 @@
 namespace clang::tidy::ddp {
 
 namespace {
-
-bool isLoopStmt(const Stmt *S) {
-  return S && (isa<ForStmt>(S) || isa<WhileStmt>(S) || isa<DoStmt>(S) ||
-               isa<CXXForRangeStmt>(S));
-}
 
 /// The expression whose value decides a branch block. For a chain of `&&` /
 /// `||` the CFG gives each operand a block of its own; the block that ends
