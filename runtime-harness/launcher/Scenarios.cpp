@@ -55,6 +55,7 @@ parseList(const std::string &Text, std::vector<std::string> &Warnings,
     S.Check = O->getString("check").value_or("").str();
     S.KindName = O->getString("kind").value_or("").str();
     S.Kind = parseScenarioKind(S.KindName);
+    S.NeedsCuda = O->getString("device").value_or("") == "cuda";
     if (!isSafeName(S.Name)) {
       Warnings.push_back(Where + " has no usable \"name\" ('" + S.Name +
                          "'); skipped");

@@ -29,6 +29,9 @@ struct ScenarioInfo {
   ScenarioKind Kind = ScenarioKind::Unknown;
   std::string KindName;
   std::vector<std::string> Variants;
+  /// The program lists it with "device": "cuda": it races CUDA streams and
+  /// runs only with --device cuda.
+  bool NeedsCuda = false;
 };
 
 /// `$DDP_HARNESS_SCENARIO_BIN`, or `../libexec/ddp-scenario` next to

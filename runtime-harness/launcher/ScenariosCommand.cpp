@@ -115,9 +115,11 @@ VariantOptions variantOptions(const ScenariosOptions &O) {
   return VOpts;
 }
 
-/// The scenarios to run: all of them, or the one --only names.
+/// The scenarios to run: all of them, or the one --only names. Those that
+/// race CUDA streams run only with --device cuda: a note names each left out.
 llvm::Expected<std::vector<ScenarioInfo>>
-selectScenarios(std::vector<ScenarioInfo> Scenarios, const std::string &Only) {
+selectScenarios(std::vector<ScenarioInfo> Scenarios, const std::string &Only,
+                const std::string &Device) {
   auto error = [](const std::string &Message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
   };
@@ -136,6 +138,18 @@ selectScenarios(std::vector<ScenarioInfo> Scenarios, const std::string &Only) {
   }
   if (Scenarios.empty())
     return error("the program lists no scenario");
+  if (Device != "cuda") {
+    llvm::erase_if(Scenarios, [&](const ScenarioInfo &S) {
+      if (S.NeedsCuda)
+        std::fprintf(stderr,
+                     "ddp-harness scenarios: note: %s races CUDA streams; "
+                     "it runs with --device cuda\n",
+                     S.Name.c_str());
+      return S.NeedsCuda;
+    });
+    if (Scenarios.empty())
+      return error("'" + Only + "' runs only with --device cuda");
+  }
   return Scenarios;
 }
 
@@ -244,7 +258,8 @@ int ddpharness::scenariosCommand(const std::vector<std::string> &Args) {
   Tally T;
   T.HarnessError = Program->Skipped > 0;
   llvm::Expected<std::vector<ScenarioInfo>> Scenarios =
-      selectScenarios(std::move(Program->Scenarios), Options.Only);
+      selectScenarios(std::move(Program->Scenarios), Options.Only,
+                      Options.Device);
   if (!Scenarios)
     return reportHarnessError(Cmd, llvm::toString(Scenarios.takeError()));
   llvm::Expected<std::string> Root = makeFreshDirectory(Options.RunDir, Cmd);

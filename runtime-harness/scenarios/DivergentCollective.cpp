@@ -29,7 +29,8 @@ void run(Context &C) {
   int64_t Batches =
       C.steps - (C.dist.rank == C.dist.world_size - 1 ? 1 : 0);
   if (C.variant == "fixed") {
-    std::vector<torch::Tensor> Count{torch::tensor({Batches})};
+    // On the device the backend serves: NCCL has no CPU tensors.
+    std::vector<torch::Tensor> Count{torch::tensor({Batches}).to(C.device)};
     c10d::AllreduceOptions Min;
     Min.reduceOp = c10d::ReduceOp::MIN;
     Group.allreduce(Count, Min)->wait();

@@ -39,6 +39,9 @@ struct Scenario {
   std::vector<std::string> variants;
   const char *description;
   void (*run)(Context &);
+  /// Whether the scenario races CUDA streams and means nothing on a CPU.
+  /// `--list` says so, and the launcher runs it only with `--device cuda`.
+  bool needs_cuda = false;
 };
 
 /// Every scenario, in the order `--list` prints them (Table.cpp).

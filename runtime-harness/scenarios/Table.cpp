@@ -1,6 +1,8 @@
 //===- Table.cpp - Every scenario, in the order --list prints them --------===//
 //
-// Adding a scenario: one file defining a Scenario, and one line here.
+// Adding a scenario: one file defining a Scenario, and one line here. A
+// scenario of CUDA streams is listed only where LibTorch has CUDA (the
+// NCCL process group compiles in with it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,9 @@ extern const Scenario SyncAfterStep;
 extern const Scenario CheckpointRace;
 extern const Scenario OptimizerStaleParameters;
 extern const Scenario UnusedParameters;
+#ifdef USE_C10D_NCCL
+extern const Scenario SideStreamAllreduce;
+#endif
 
 const std::vector<const Scenario *> &scenarios() {
   static const std::vector<const Scenario *> Table = {
@@ -28,7 +33,11 @@ const std::vector<const Scenario *> &scenarios() {
       &MutationAfterWrap,   &AddLayerAfterWrap,   &SyncAfterStep,
       &CheckpointRace,
       &OptimizerStaleParameters,
-      &UnusedParameters};
+      &UnusedParameters,
+#ifdef USE_C10D_NCCL
+      &SideStreamAllreduce,
+#endif
+  };
   return Table;
 }
 

@@ -41,7 +41,8 @@ void printList() {
                 I ? "," : "", S.name, S.check, S.kind);
     for (size_t V = 0; V < S.variants.size(); ++V)
       std::printf("%s\"%s\"", V ? ", " : "", S.variants[V].c_str());
-    std::printf("],\n   \"description\": \"%s\"}", S.description);
+    std::printf("],\n   \"description\": \"%s\"%s}", S.description,
+                S.needs_cuda ? ", \"device\": \"cuda\"" : "");
   }
   std::printf("\n]\n");
 }

@@ -10,6 +10,7 @@
 #endif
 
 #include <cerrno>
+#include <cstdio>
 #include <initializer_list>
 #include <type_traits>
 #include <cstdlib>
@@ -118,7 +119,8 @@ void readRanks(Distributed &D) {
 }
 
 /// DDP_HARNESS_BACKEND when set, else NCCL where it can serve every local
-/// rank, else Gloo. Throws Skip for an NCCL request this machine cannot
+/// rank, else Gloo. An NCCL request with fewer GPUs than local ranks shares
+/// the GPUs (shareGpus). Throws Skip for an NCCL request this machine cannot
 /// serve.
 std::string chooseBackend(const Distributed &D) {
   std::string Requested = envOr("DDP_HARNESS_BACKEND", "");
@@ -139,15 +141,36 @@ std::string chooseBackend(const Distributed &D) {
                             "(Debian's libtorch-dev is CPU-only)");
     if (!cuda_usable())
       throw Skip("no-cuda", "NCCL needs a GPU and none is usable");
-    if (!GpusFit)
-      throw Skip("too-few-gpus",
-                 "NCCL needs one GPU per local rank: " +
-                     std::to_string(D.local_world_size) + " ranks, " +
-                     std::to_string(torch::cuda::device_count()) + " GPUs");
   }
   return !Requested.empty()     ? Requested
          : (HaveNccl && GpusFit) ? "nccl"
                                  : "gloo";
+}
+
+/// Sets Name to Value unless the user set it.
+void defaultEnv(const char *Name, const std::string &Value) {
+  if (!std::getenv(Name))
+    ::setenv(Name, Value.c_str(), /*overwrite=*/0);
+}
+
+/// NCCL refuses two ranks of one communicator on one GPU ("Duplicate GPU
+/// detected"): it compares their host hash and bus id. With a host hash of
+/// its own (NCCL_HOSTID) each rank looks like one on another host, and the
+/// ranks talk over NCCL's socket transport; peer-to-peer and shared memory
+/// are off, since both need the ranks to know they share a host. Must run
+/// before the first collective creates the communicator.
+std::string shareGpus(const Distributed &D, size_t Gpus) {
+  defaultEnv("NCCL_HOSTID", "ddp-harness-rank-" + std::to_string(D.rank));
+  defaultEnv("NCCL_P2P_DISABLE", "1");
+  defaultEnv("NCCL_SHM_DISABLE", "1");
+  defaultEnv("NCCL_IB_DISABLE", "1");
+  std::string Addr = envOr("MASTER_ADDR", "127.0.0.1");
+  if (Addr == "127.0.0.1" || Addr == "localhost")
+    defaultEnv("NCCL_SOCKET_IFNAME", "lo");
+  return std::to_string(D.local_world_size) + " local ranks share " +
+         std::to_string(Gpus) + " GPU" + (Gpus == 1 ? "" : "s") +
+         ": NCCL over sockets, a host id per rank (NCCL_HOSTID), "
+         "peer-to-peer and shared memory off";
 }
 
 /// Where the ranks meet: MASTER_ADDR and MASTER_PORT.
@@ -192,7 +215,14 @@ ddpharness::init_process_group_from_env(const ProcessGroupOptions &Options) {
     return D;
   }
 #ifdef USE_C10D_NCCL
-  D.device = torch::Device(torch::kCUDA, D.local_rank);
+  size_t Gpus = torch::cuda::device_count();
+  D.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(
+                                             D.local_rank % Gpus));
+  if (Gpus < static_cast<size_t>(D.local_world_size)) {
+    D.shared_gpus = shareGpus(D, Gpus);
+    if (D.rank == 0)
+      std::fprintf(stderr, "ddp-harness: note: %s\n", D.shared_gpus.c_str());
+  }
   auto NcclOptions = c10d::ProcessGroupNCCL::Options::create();
   NcclOptions->timeout = Options.timeout;
   D.process_group = frontEnd<c10d::ProcessGroup>(

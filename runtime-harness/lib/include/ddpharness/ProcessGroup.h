@@ -4,7 +4,8 @@
 // MASTER_PORT (what torchrun and `ddp-harness run` set), rendezvouses through
 // a TCPStore served by rank 0, and builds the process group: Gloo for CPU
 // tensors, NCCL when CUDA is present and every local rank has a GPU of its
-// own. Debian's LibTorch has neither CUDA nor NCCL; asking for them there is
+// own, or when NCCL is asked for (local ranks then share the GPUs, NCCL
+// talking over sockets as between hosts). Debian's LibTorch has neither CUDA nor NCCL; asking for them there is
 // a Skip with a named reason, never a silent fallback.
 //
 //===----------------------------------------------------------------------===//
@@ -22,7 +23,7 @@
 namespace ddpharness {
 
 /// Something this machine or build cannot do. \c reason is a short fixed
-/// name ("no-cuda", "no-nccl", "too-few-gpus") that tests and reports key
+/// name ("no-cuda", "no-nccl") that tests and reports key
 /// on; what() says it in words.
 class Skip : public std::runtime_error {
 public:
@@ -52,13 +53,19 @@ struct Distributed {
   /// Where this rank's tensors live: CPU with Gloo, cuda:LOCAL_RANK with NCCL.
   torch::Device device = torch::kCPU;
   c10::intrusive_ptr<c10d::ProcessGroup> process_group;
+  /// Empty, or how NCCL ranks share GPUs when there are fewer GPUs than
+  /// local ranks (rank 0 also prints it as a note).
+  std::string shared_gpus;
 
   bool is_main() const { return rank == 0; }
 };
 
 /// The backend comes from DDP_HARNESS_BACKEND when set ("gloo" or "nccl");
 /// otherwise NCCL when this build has it, CUDA is present and the local
-/// world fits the GPUs, else Gloo. Throws std::runtime_error for a missing
+/// world fits the GPUs, else Gloo. NCCL asked for with fewer GPUs than local
+/// ranks puts rank R on GPU R % count and sets NCCL_HOSTID,
+/// NCCL_P2P_DISABLE, NCCL_SHM_DISABLE, NCCL_IB_DISABLE (and
+/// NCCL_SOCKET_IFNAME=lo for a local rendezvous) where the user has not. Throws std::runtime_error for a missing
 /// or malformed variable and Skip for an NCCL request this machine cannot
 /// serve.
 Distributed init_process_group_from_env(const ProcessGroupOptions &Options = {});
