@@ -1,6 +1,8 @@
 //===--- UnwaitedWorkCheck.cpp - ddp-unwaited-work ------------------------===//
 
 #include "UnwaitedWorkCheck.h"
+#include "UnwaitedWorkStreams.h"
+#include "UnwaitedWorkUses.h"
 
 #include "utils/ASTUtils.h"
 
@@ -147,105 +149,6 @@ bool isDiscarded(const CallExpr &Call, ASTContext &Context) {
   return false;
 }
 
-/// The tensors a collective works on, as variables: tensors named in its
-/// arguments, the tensors a local list of them was built from, and the
-/// tensors whose gradient it reduces (`p.grad().data_ptr()`).
-struct ReducedTensors {
-  llvm::SmallPtrSet<const VarDecl *, 4> Variables;
-  llvm::SmallPtrSet<const VarDecl *, 4> GradientsOf;
-  /// A gradient is among them, whatever holds its tensor (a local, or a
-  /// module's field: `net->weight.mutable_grad()`).
-  bool Gradients = false;
-};
-
-void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
-  if (!S)
-    return;
-  if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    if (Vocabulary::isGradAccess(*Call)) {
-      Out.Gradients = true;
-      if (const ValueDecl *Of = handleDecl(
-              Vocabulary::memberCallObject(*Call)))
-        if (const auto *Var = dyn_cast<VarDecl>(Of))
-          Out.GradientsOf.insert(Var);
-      return;
-    }
-    // A helper of this unit that hands back tensors it took from the
-    // gradients (`auto grads = gradients(model);`).
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    const FunctionDecl *Def = Callee ? userDefinition(*Callee) : nullptr;
-    if (Def && Vocabulary::isTensorType(Def->getReturnType()) &&
-        containsWhere(Def->getBody(), [](const Stmt *Inner) {
-          const auto *Access = dyn_cast<CallExpr>(Inner);
-          return Access && Vocabulary::isGradAccess(*Access);
-        }))
-      Out.Gradients = true;
-  }
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
-    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-    if (Var && Vocabulary::isTensorType(Var->getType()) &&
-        Out.Variables.insert(Var).second && Depth < 2 &&
-        Var->hasLocalStorage() && Var->hasInit())
-      collectTensors(Var->getInit(), Out, Depth + 1);
-    return;
-  }
-  if (isa<LambdaExpr>(S))
-    return;
-  for (const Stmt *Child : S->children())
-    collectTensors(Child, Out, Depth);
-}
-
-/// Whether the collective's tensors can be the model's gradients or
-/// parameters: only then does an optimizer step race with it (a metric's
-/// all-reduce may run across steps). Tensors the caller passed in may be
-/// anything, a flattened gradient buffer included.
-bool touchesModel(const ReducedTensors &Tensors, const Stmt &Body,
-                  ASTContext &Context) {
-  if (Tensors.Gradients ||
-      llvm::any_of(Tensors.Variables,
-                   [](const VarDecl *V) { return isa<ParmVarDecl>(V); }))
-    return true;
-  auto IsModelValue = [&](const Stmt *S) {
-    if (const auto *Call = dyn_cast<CallExpr>(S))
-      return Vocabulary::isGradAccess(*Call) ||
-             Vocabulary::parameterCollection(*Call).has_value();
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-        for (const DynTypedNode &Parent : Context.getParents(*Var))
-          if (const auto *For = Parent.get<CXXForRangeStmt>())
-            return Vocabulary::parameterLoopVariable(*For) == Var;
-    return false;
-  };
-  std::function<bool(const Stmt *)> HasModelValue = [&](const Stmt *S) {
-    if (!S)
-      return false;
-    if (IsModelValue(S))
-      return true;
-    for (const Stmt *Child : S->children())
-      if (HasModelValue(Child))
-        return true;
-    return false;
-  };
-  // A statement that puts model values into one of the tensors:
-  // `bucket.push_back(p.grad())`, `flat = torch::cat(grads)`.
-  for (const BoundNodes &N : match(
-           findAll(declRefExpr(to(varDecl())).bind("ref")), Body, Context)) {
-    const auto *Var =
-        cast<VarDecl>(N.getNodeAs<DeclRefExpr>("ref")->getDecl());
-    if (!Tensors.Variables.contains(Var))
-      continue;
-    const Stmt *Up = N.getNodeAs<DeclRefExpr>("ref");
-    while (const Stmt *Parent = parentStmt(*Up, Context)) {
-      if (!isa<Expr>(Parent))
-        break;
-      Up = Parent;
-    }
-    if (HasModelValue(Up))
-      return true;
-  }
-  return false;
-}
-
 const Expr *enclosingLoopCondition(const Stmt &S, ASTContext &Context) {
   for (const Stmt *Up = parentStmt(S, Context); Up;
        Up = parentStmt(*Up, Context)) {
@@ -259,27 +162,6 @@ const Expr *enclosingLoopCondition(const Stmt &S, ASTContext &Context) {
   return nullptr;
 }
 
-/// `v.size()`, `t.numel()`, `t.sizes()`, `v.push_back(t)`: reads no element
-/// being reduced (appending to a container leaves the pending ones alone).
-bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
-  const Stmt *Parent = parentPastImplicitCasts(Ref, Context);
-  DeclarationName Member;
-  if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent))
-    Member = ME->getMemberDecl()->getDeclName();
-  else if (const auto *Unresolved = dyn_cast_or_null<UnresolvedMemberExpr>(Parent))
-    Member = Unresolved->getMemberName(); // `v.push_back(t)` in a template
-  else if (const auto *Dependent =
-               dyn_cast_or_null<CXXDependentScopeMemberExpr>(Parent))
-    Member = Dependent->getMember();
-  // An empty name counts as an identifier: ask for the identifier itself.
-  const IdentifierInfo *Name = Member.getAsIdentifierInfo();
-  return Name &&
-         isOneOf(Name->getName(),
-                 {"size", "empty", "numel", "dim", "sizes", "device", "dtype",
-                  "options", "defined", "scalar_type", "push_back",
-                  "emplace_back", "reserve", "capacity"});
-}
-
 /// What one function does with pending work: where it keeps it, waits on
 /// it and steps the optimizer.
 struct WorkEvents {
@@ -287,6 +169,8 @@ struct WorkEvents {
   std::vector<const CallExpr *> Waits, Steps;
   /// Range-for loops: a wait on the loop variable waits on the container.
   llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> LoopOver;
+  /// Some call names the CUDA stream it runs on.
+  bool OnStreams = false;
 };
 
 WorkEvents collectEvents(const Stmt &Body, const Vocabulary &Vocab,
@@ -304,6 +188,7 @@ WorkEvents collectEvents(const Stmt &Body, const Vocabulary &Vocab,
     } else if (Vocab.isOptimizerStep(*Call)) {
       Events.Steps.push_back(Call);
     }
+    Events.OnStreams |= streams::streamArgument(*Call) != nullptr;
   }
   for (const BoundNodes &N :
        match(findAll(cxxForRangeStmt().bind("for")), Body, Context)) {
@@ -374,51 +259,13 @@ bool escapes(const VarDecl &Holder, llvm::ArrayRef<const Stmt *> Accounted,
   return false;
 }
 
-/// A use that must come after the work completes.
-struct Use {
-  const Stmt *Where;
-  const VarDecl *Tensor; // null for an optimizer step
-};
-
-/// The optimizer steps (when the collective's tensors can be the model's)
-/// and the reads of the collective's tensors.
-std::vector<Use> usesAfter(const WorkStore &Store, const WorkEvents &Events,
-                           const Stmt &Body, const Vocabulary &Vocab,
-                           ASTContext &Context) {
-  ReducedTensors Tensors;
-  for (const Expr *Arg : Store.Call->arguments())
-    collectTensors(Arg, Tensors, 0);
-  std::vector<Use> Uses;
-  if (touchesModel(Tensors, Body, Context))
-    for (const CallExpr *Step : Events.Steps)
-      Uses.push_back({Step, nullptr});
-  for (const BoundNodes &N :
-       match(findAll(declRefExpr().bind("ref")), Body, Context)) {
-    const auto *Ref = N.getNodeAs<DeclRefExpr>("ref");
-    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-    if (!Var || !Tensors.Variables.contains(Var) || contains(Store.Call, Ref))
-      continue;
-    // Handing the tensors to another collective is no read.
-    bool InCollective = false;
-    for (const Stmt *Up = parentStmt(*Ref, Context); Up && isa<Expr>(Up);
-         Up = parentStmt(*Up, Context))
-      if (const auto *Call = dyn_cast<CallExpr>(Up))
-        if (Vocab.classifyCollective(*Call)) {
-          InCollective = true;
-          break;
-        }
-    if (!InCollective && !isMetadataQuery(*Ref, Context))
-      Uses.push_back({Ref, Var});
-  }
-  return Uses;
-}
-
 /// The first use reached from the collective on a path that passes none of
 /// the completions.
-std::optional<Use> racingUse(const WorkStore &Store, llvm::ArrayRef<Use> Uses,
+std::optional<PendingUse> racingUse(const WorkStore &Store,
+                                    llvm::ArrayRef<PendingUse> Uses,
                              llvm::ArrayRef<const Stmt *> Completions,
                              const Reachability &Flow, ASTContext &Context) {
-  for (const Use &U : Uses) {
+  for (const PendingUse &U : Uses) {
     llvm::SmallVector<const Stmt *, 6> Avoid(Completions.begin(),
                                              Completions.end());
     if (U.Tensor)
@@ -485,11 +332,16 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
     return;
   const Stmt &Body = *Function.getBody();
   WorkEvents Events = collectEvents(Body, Vocab, Context);
-  if (Events.Stores.empty())
+  if (Events.Stores.empty() && Events.Waits.empty() && !Events.OnStreams)
     return;
   Reachability Flow(&Function, &Body, Context);
   if (!Flow.valid())
     return;
+  for (const StreamRace &Race : ncclStreamRaces(Body, Vocab, Flow, Context))
+    reportStreamRace(Race);
+  for (const StreamRace &Race :
+       sideStreamWaits(Body, Events.Steps, Vocab, Flow, Context))
+    reportStreamRace(Race);
   llvm::SmallPtrSet<const ValueDecl *, 4> Reported;
   for (const WorkStore &Store : Events.Stores) {
     const auto *Local = dyn_cast<VarDecl>(Store.Holder);
@@ -499,8 +351,9 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
     HolderCompletion Done = completionOf(*Local, Events, Context);
     if (escapes(*Local, Done.Accounted, Body, Context))
       continue;
-    std::vector<Use> Uses = usesAfter(Store, Events, Body, Vocab, Context);
-    if (std::optional<Use> Race =
+    std::vector<PendingUse> Uses =
+        pendingUses(*Store.Call, Events.Steps, Body, Vocab, Context);
+    if (std::optional<PendingUse> Race =
             racingUse(Store, Uses, Done.Completions, Flow, Context))
       reportRace(*Store.Call, *Local, *Race->Where, Race->Tensor);
     else if (Done.Completions.empty())
@@ -537,6 +390,48 @@ void UnwaitedWorkCheck::reportNeverWaited(const CallExpr &Collective,
        "collective before later reads of its tensors or the optimizer "
        "step; wait on %1 before the tensors are used")
       << Collective.getDirectCallee() << &Holder;
+}
+
+void UnwaitedWorkCheck::reportStreamRace(const StreamRace &Race) {
+  const FunctionDecl *Collective = Race.Collective->getDirectCallee();
+  if (!Race.Wait) {
+    const auto *Reader = dyn_cast<CallExpr>(Race.Use);
+    const FunctionDecl *ReaderFn = Reader ? Reader->getDirectCallee() : nullptr;
+    diag(Race.Collective->getExprLoc(),
+         "%0 writes %1 on stream %2, and %3 reads it on stream %4 with "
+         "nothing ordering the two streams: the read can run before the "
+         "collective has written the buffer, on each rank its own mix; "
+         "record a CUDA event on %2 after the collective and make %4 wait on "
+         "it (cudaStreamWaitEvent), or synchronize %2 first")
+        << Collective << Race.Buffer << Race.CollectiveStream
+        << (ReaderFn ? ReaderFn->getName() : llvm::StringRef("a call"))
+        << Race.UseStream;
+    diag(Race.Use->getBeginLoc(), "read on stream %0 here", DiagnosticIDs::Note)
+        << Race.UseStream;
+    return;
+  }
+  std::string Stream = Race.CollectiveStream
+                           ? "'" + Race.CollectiveStream->getName().str() + "'"
+                           : "the guard's stream";
+  if (Race.Buffer)
+    diag(Race.Wait->getExprLoc(),
+         "the work of %0 is waited on with %1 current: wait() makes only "
+         "that stream wait for the collective, so %2, read after the guard's "
+         "scope on another stream, can be read before the reduction has "
+         "written it; wait with the reading stream current, or record a CUDA "
+         "event on %1 after the wait and block the reading stream on it")
+        << Collective << Stream << Race.Buffer;
+  else
+    diag(Race.Wait->getExprLoc(),
+         "the work of %0 is waited on with %1 current: wait() makes only "
+         "that stream wait for the collective, so the optimizer step, on "
+         "another stream after the guard's scope, can read the gradients "
+         "before the reduction has written them; wait with the stepping "
+         "stream current, or record a CUDA event on %1 after the wait and "
+         "block the stepping stream on it")
+        << Collective << Stream;
+  diag(Race.Use->getBeginLoc(),
+       Race.Buffer ? "read here" : "optimizer step here", DiagnosticIDs::Note);
 }
 
 } // namespace clang::tidy::ddp

@@ -13,6 +13,7 @@
 #define DDPLINT_CHECKS_UNWAITEDWORKCHECK_H
 
 #include "DdpCheck.h"
+#include "UnwaitedWorkStreams.h"
 
 namespace clang::tidy::ddp {
 
@@ -29,6 +30,7 @@ private:
   void reportRace(const CallExpr &Collective, const VarDecl &Holder,
                   const Stmt &Where, const VarDecl *Tensor);
   void reportNeverWaited(const CallExpr &Collective, const VarDecl &Holder);
+  void reportStreamRace(const StreamRace &Race);
 };
 
 } // namespace clang::tidy::ddp

@@ -22,6 +22,7 @@
 
 #include "VocabularyHelpers.h"
 #include "VocabularySdk.h"
+#include "VocabularyStreams.h"
 #include "VocabularyTypes.h"
 #include "utils/NameList.h"
 

@@ -45,22 +45,36 @@ void unflatten(const torch::Tensor &Bucket, Net &Model) {
   }
 }
 
-/// Starts the all-reduce of \p Bucket on \p Side once the main stream's
-/// backward is done there. The buggy variant and fixed-event wait on the
-/// Work with the side stream current, which orders only the side stream.
-c10::intrusive_ptr<c10d::Work>
-reduceOnSide(c10d::ProcessGroup &Group, torch::Tensor &Bucket,
-             c10::cuda::CUDAStream Main, c10::cuda::CUDAStream Side,
-             bool WaitOnSide) {
+/// One step's sync: the gradient bucket all-reduced with the side stream
+/// current (after the main stream's backward), then read back on the main
+/// stream. The buggy variant waits on the Work with the side stream
+/// current, which orders only the side stream.
+void averageOnSide(Context &C, Net &Model, c10::cuda::CUDAStream Main,
+                   c10::cuda::CUDAStream Side) {
+  auto &Group = *C.dist.process_group;
+  torch::Tensor Bucket = flatten(Model);
+  std::vector<torch::Tensor> Tensors{Bucket};
   at::cuda::CUDAEvent BucketReady;
   BucketReady.record(Main);
-  c10::cuda::CUDAStreamGuard OnSide(Side);
-  BucketReady.block(Side);
-  std::vector<torch::Tensor> Tensors{Bucket};
-  c10::intrusive_ptr<c10d::Work> Work = Group.allreduce(Tensors);
-  if (WaitOnSide)
+  c10::intrusive_ptr<c10d::Work> Work;
+  {
+    c10::cuda::CUDAStreamGuard OnSide(Side);
+    BucketReady.block(Side);
+    Work = Group.allreduce(Tensors);
+  }
+  {
+    // The stream current at wait() is the one that waits: the side stream,
+    // or in fixed-wait the main stream, which reads the bucket.
+    c10::cuda::CUDAStreamGuard Waiting(C.variant == "fixed-wait" ? Main : Side);
     Work->wait();
-  return Work;
+  }
+  if (C.variant == "fixed-event") {
+    at::cuda::CUDAEvent Reduced;
+    Reduced.record(Side);
+    Reduced.block(Main);
+  }
+  // The main stream reads the bucket: averaged only if it waited.
+  unflatten(Bucket.div_(Group.getSize()), Model);
 }
 
 void run(Context &C) {
@@ -68,7 +82,6 @@ void run(Context &C) {
     throw ddpharness::Skip("no-cuda", "side-stream-allreduce races CUDA "
                                       "streams: run it with --device cuda");
   Net Model = make_model(C.device);
-  auto &Group = *C.dist.process_group;
   torch::optim::SGD Optimizer(Model->parameters(), kLearningRate);
   c10::cuda::CUDAStream Main = c10::cuda::getCurrentCUDAStream(C.device.index());
   c10::cuda::CUDAStream Side =
@@ -78,19 +91,7 @@ void run(Context &C) {
     Batch B = shard_batch(Step, C.dist.rank, C.device);
     Optimizer.zero_grad();
     torch::mse_loss(Model->forward(B.x), B.y).backward();
-    torch::Tensor Bucket = flatten(Model);
-    bool WaitOnMain = C.variant == "fixed-wait";
-    c10::intrusive_ptr<c10d::Work> Work =
-        reduceOnSide(Group, Bucket, Main, Side, !WaitOnMain);
-    if (WaitOnMain)
-      Work->wait(); // The main stream is current: it waits for the reduce.
-    if (C.variant == "fixed-event") {
-      at::cuda::CUDAEvent Reduced;
-      Reduced.record(Side);
-      Reduced.block(Main);
-    }
-    // The main stream reads the bucket: averaged only if it waited.
-    unflatten(Bucket.div_(Group.getSize()), Model);
+    averageOnSide(C, Model, Main, Side);
     Optimizer.step();
     C.probe.step(*Model, Step);
   }

@@ -3,12 +3,15 @@
 #pragma once
 #include <cuda_runtime.h>
 #include <c10/core/Device.h>
+#include <c10/core/Stream.h>
 
 namespace c10 {
 namespace cuda {
 class C10_API CUDAStream {
  public:
   operator cudaStream_t() const { return stream(); }
+  operator Stream() const { return unwrap(); }
+  Stream unwrap() const;
   cudaStream_t stream() const;
   DeviceIndex device_index() const;
   Device device() const;
