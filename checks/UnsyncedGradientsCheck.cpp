@@ -30,12 +30,24 @@ UnsyncedGradientsCheck::events(const GradientModel &Model,
       E.Steps.push_back(Call);
     if (Model.isGradientSync(U, *Call))
       E.Syncs.push_back(Call);
-    if (Model.armsSync(*Call))
+    if (Model.armsSync(*Call) || forwardsWrappedModule(Model, U, *Call))
       E.Arms.push_back(Call);
     if (Model.isParameterSync(U, *Call))
       E.ParameterSyncs.push_back(Call);
   }
   return E;
+}
+
+bool UnsyncedGradientsCheck::forwardsWrappedModule(const GradientModel &Model,
+                                                   const CodeUnit &U,
+                                                   const CallExpr &Call) const {
+  const Expr *Receiver = Vocab.forwardReceiver(Call);
+  if (!Receiver || !U.Function || !U.Function->hasBody())
+    return false;
+  std::unique_ptr<WrapperLife> &Life = Lives[U.Function];
+  if (!Life)
+    Life = std::make_unique<WrapperLife>(*U.Function, Model.context(), Vocab);
+  return Life->wrappedModule(Receiver, &Call) != nullptr;
 }
 
 const CallExpr *UnsyncedGradientsCheck::unsyncedBackward(
@@ -138,6 +150,7 @@ void UnsyncedGradientsCheck::findHookedUnits(const GradientModel &Model) {
 }
 
 void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
+  Lives.clear();
   LeavesUnsynced.clear();
   StepsUnsynced.clear();
   ReportedSyncs.clear();

@@ -14,6 +14,7 @@
 #define DDPLINT_CHECKS_UNSYNCEDGRADIENTSCHECK_H
 
 #include "GradientCheckBase.h"
+#include "WrapperLife.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -29,7 +30,9 @@ private:
     llvm::SmallVector<const CallExpr *, 4> Backwards; // or helpers that run one
     llvm::SmallVector<const CallExpr *, 4> Steps; // updates, helpers that step
     llvm::SmallVector<const CallExpr *, 4> Syncs;
-    llvm::SmallVector<const CallExpr *, 2> Arms; // forwards through a wrapper
+    // Forwards through a wrapper, and forwards on a live wrapper's inner
+    // module (ddp-unwrapped-forward reports those, with the fix).
+    llvm::SmallVector<const CallExpr *, 2> Arms;
     llvm::SmallVector<const CallExpr *, 2> ParameterSyncs;
   };
 
@@ -106,6 +109,13 @@ private:
   llvm::DenseSet<const CallExpr *> ReportedSyncs;
   /// Units whose backward() runs syncing hooks (see findHookedUnits).
   llvm::DenseSet<const CodeUnit *> Hooked;
+  /// Whether \p Call runs the forward of a module that a wrapper of \p U's
+  /// function wraps, where it runs.
+  bool forwardsWrappedModule(const GradientModel &Model, const CodeUnit &U,
+                             const CallExpr &Call) const;
+  /// The wrappers of each function asked about, for this translation unit.
+  mutable llvm::DenseMap<const FunctionDecl *, std::unique_ptr<WrapperLife>>
+      Lives;
 };
 
 } // namespace clang::tidy::ddp

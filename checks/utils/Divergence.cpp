@@ -136,6 +136,10 @@ void FunctionDivergence::collectFacts() {
       return;
     }
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
+      if (Owner.sites().collective(*Member))
+        if (const ValueDecl *Handle =
+                handleDecl(Member->getImplicitObjectArgument()))
+          CommunicatorHandles.insert(Handle);
       if (!isContainerMutator(identifierName(Member->getMethodDecl())))
         return;
       bool Exact = false;
@@ -173,7 +177,7 @@ void FunctionDivergence::processBlock(const CFGBlock &B) {
   Current.clear();
   for (const CFGBlock::AdjacentBlock &Pred : B.preds()) {
     const CFGBlock *P = Pred.getReachableBlock();
-    if (!P)
+    if (!P || isAloneEdge(*P, B))
       continue;
     auto It = Out.find(P);
     if (It != Out.end())

@@ -210,6 +210,11 @@ public:
   /// return) does not count, so that a `CHECK(collective)` under a branch
   /// is not taken as meeting the one after it. Null when there is none.
   const CFGBlock *continuingJoinOf(const CFGBlock &Branch);
+  /// Whether the edge from \p Branch to \p Succ is taken only where a
+  /// communicator handle this function issues collectives through is null
+  /// (`if (mpi_) mpi_->bcast(...)`): a process without one is alone, and
+  /// nothing it computes can differ from another rank's.
+  bool isAloneEdge(const CFGBlock &Branch, const CFGBlock &Succ) const;
 
 private:
   class Transfer;
@@ -313,6 +318,9 @@ private:
   /// Counters a `for` declares with a constant start (`for (int r = 0; r <
   /// world; ++r)`): every rank counts alike, whatever the name says.
   llvm::DenseSet<const VarDecl *> LoopCounters;
+  /// Handles (locals, fields) whose member calls issue collectives, and
+  /// those of a communicator type.
+  llvm::DenseSet<const ValueDecl *> CommunicatorHandles;
   /// Containers and tensors whose elements or storage another variable
   /// shares (`std::vector<at::Tensor> tensors{grad}`): tensors -> grad.
   llvm::DenseMap<const VarDecl *, llvm::SmallVector<const VarDecl *, 2>>

@@ -177,4 +177,56 @@ Divergence FunctionDivergence::implicitAt(const Stmt *S) {
   return B ? implicitIn(*B) : Divergence();
 }
 
+bool FunctionDivergence::isAloneEdge(const CFGBlock &Branch,
+                                     const CFGBlock &Succ) const {
+  if (Branch.succ_size() != 2 || CommunicatorHandles.empty())
+    return false;
+  const CFGBlock *Then = *Branch.succ_begin();
+  const CFGBlock *Else = *(Branch.succ_begin() + 1);
+  if (Then == Else || (&Succ != Then && &Succ != Else))
+    return false;
+  // `h`, `!h`, `h == nullptr`, `h != nullptr`: which side has no handle.
+  const auto *E = dyn_cast_or_null<Expr>(
+      const_cast<CFGBlock &>(Branch).getTerminatorCondition(false));
+  bool NullOnThen = false;
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *Not = dyn_cast<UnaryOperator>(E);
+        Not && Not->getOpcode() == UO_LNot) {
+      NullOnThen = !NullOnThen;
+      E = Not->getSubExpr();
+      continue;
+    }
+    const Expr *Lhs = nullptr, *Rhs = nullptr;
+    BinaryOperatorKind Op = BO_Comma;
+    if (const auto *Bin = dyn_cast<BinaryOperator>(E)) {
+      Lhs = Bin->getLHS(), Rhs = Bin->getRHS(), Op = Bin->getOpcode();
+    } else if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E);
+               Call && Call->getNumArgs() == 2 &&
+               (Call->getOperator() == OO_EqualEqual ||
+                Call->getOperator() == OO_ExclaimEqual)) {
+      Lhs = Call->getArg(0), Rhs = Call->getArg(1);
+      Op = Call->getOperator() == OO_EqualEqual ? BO_EQ : BO_NE;
+    }
+    if (Op == BO_EQ || Op == BO_NE) {
+      if (!Rhs->IgnoreParenImpCasts()->isNullPointerConstant(
+              Function.getASTContext(), Expr::NPC_ValueDependentIsNotNull))
+        return false;
+      NullOnThen = Op == BO_EQ ? !NullOnThen : NullOnThen;
+      E = Lhs;
+      continue;
+    }
+    if (const auto *Conversion = dyn_cast<CXXMemberCallExpr>(E);
+        Conversion && isa<CXXConversionDecl>(Conversion->getMethodDecl())) {
+      E = Conversion->getImplicitObjectArgument();
+      continue;
+    }
+    break;
+  }
+  const ValueDecl *Handle = E ? handleDecl(E) : nullptr;
+  if (!Handle || !(CommunicatorHandles.contains(Handle)))
+    return false;
+  return &Succ == (NullOnThen ? Then : Else);
+}
+
 } // namespace clang::tidy::ddp

@@ -7,6 +7,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "utils/ASTUtils.h"
 
 namespace clang::tidy::ddp {
 
@@ -236,6 +238,71 @@ bool DivergentSites::matched(const CFGBlock &Branch,
   return Found;
 }
 
+namespace {
+
+/// The variables and fields \p E names, and those a local it names was
+/// initialised from (`const auto &ranks = groups.at(tag)`: ranks, groups,
+/// tag).
+void namedDecls(const Expr *E, llvm::DenseSet<const ValueDecl *> &Out,
+                unsigned Depth = 0) {
+  forEachStmt(E, [&](const Stmt *S) {
+    const ValueDecl *D = nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      D = Ref->getDecl();
+    else if (const auto *Member = dyn_cast<MemberExpr>(S))
+      D = dyn_cast<FieldDecl>(Member->getMemberDecl());
+    if (!D || isa<FunctionDecl>(D) || !Out.insert(D).second)
+      return;
+    if (const auto *Var = dyn_cast<VarDecl>(D))
+      if (Depth < 2 && Var->hasLocalStorage() && Var->getInit())
+        namedDecls(Var->getInit(), Out, Depth + 1);
+  });
+}
+
+/// A query whether a container holds an element: `contains(c, x)`,
+/// `c.count(x)`, `c.contains(x)`, `std::find(c.begin(), c.end(), x)`.
+bool isMembershipName(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name.lower())
+      .Cases("contains", "count", "find", "includes", "has", true)
+      .Cases("ismember", "is_member", "member", "in", true)
+      .Default(false);
+}
+
+} // namespace
+
+bool DivergentSites::testsGroupMembership(const CFGBlock &Branch,
+                                          const Site &Collective) const {
+  const Expr *Condition = Flow.condition(Branch);
+  const auto *Call = dyn_cast_or_null<CallExpr>(Collective.Call);
+  if (!Condition || !Call)
+    return false;
+  const Vocabulary &Vocab = Analysis.vocabulary();
+  llvm::DenseSet<const ValueDecl *> Group;
+  forEachStmt(Condition, [&](const Stmt *S) {
+    const auto *Query = dyn_cast<CallExpr>(S);
+    if (!Query || !isMembershipName(spelledCalleeName(*Query)))
+      return;
+    llvm::SmallVector<const Expr *, 4> Operands(Query->arguments());
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Query))
+      Operands.push_back(Member->getImplicitObjectArgument());
+    // One operand is the rank; the others name the group.
+    if (llvm::none_of(Operands,
+                      [&](const Expr *E) { return Vocab.mentionsRank(E); }))
+      return;
+    for (const Expr *E : Operands)
+      if (!Vocab.mentionsRank(E))
+        namedDecls(E, Group);
+  });
+  if (Group.empty())
+    return false;
+  llvm::DenseSet<const ValueDecl *> Used;
+  for (const Expr *Arg : Call->arguments())
+    namedDecls(Arg, Used, /*Depth=*/1); // and what a local was made from
+  return llvm::any_of(Used, [&](const ValueDecl *D) {
+    return isa<VarDecl, BindingDecl>(D) && Group.contains(D);
+  });
+}
+
 std::vector<DivergentSites::Finding> DivergentSites::decide() {
   std::vector<Finding> Findings;
   for (const Site &S : Sites)
@@ -253,7 +320,7 @@ DivergentSites::decide(const Site &S) {
         Analysis.fromCallers(Function, Flow.conditionValue(*Branch));
 
     if (!Condition.diverges() || Flow.isLoaderLoop(*Branch) ||
-        matched(*Branch, S))
+        matched(*Branch, S) || testsGroupMembership(*Branch, S))
       continue;
     const Stmt *Controlling =
         controllingStatement(Branch->getTerminatorStmt(), Parents);

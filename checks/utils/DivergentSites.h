@@ -83,6 +83,11 @@ private:
   /// Both sides issue the matching collective at the same position: root
   /// `gather(outputs, inputs)` against the others' `gather(inputs)`.
   bool matched(const CFGBlock &Branch, const Site &Collective) const;
+  /// Whether \p Branch asks if this rank is a member of a group
+  /// (`contains(ranks, rank)`, `ranks.count(rank)`) that \p Collective's
+  /// communicator is looked up by: the ranks that call it are its members.
+  bool testsGroupMembership(const CFGBlock &Branch,
+                            const Site &Collective) const;
 
   DivergenceAnalysis &Analysis;
   const FunctionDecl &Function;

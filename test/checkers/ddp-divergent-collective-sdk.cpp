@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <vector>
+#include <algorithm>
+#include <map>
 
 #define MPI_TRY(call)                                                          \
   do {                                                                         \
@@ -234,6 +236,81 @@ void shard_offset_decides(const char *pattern, int process_rank,
   if (loader.offset == 0)
     MPI_Bcast(grads, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'MPI_Bcast' runs only on ranks where a condition that depends on the rank holds
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-MESSAGES: :[[@LINE-5]]:3: note: the rank comes from here
+}
+
+// A communicator object that may be absent (a run without MPI): the flag
+// rank 0 found is broadcast through it where it exists, and where it does
+// not, the process is alone. The flag then decides nothing divergent.
+class Messenger {
+public:
+  void bcast(void *buf, int count, MPI_Datatype type) {
+    MPI_Bcast(buf, count, type, 0, comm_);
+  }
+
+private:
+  MPI_Comm comm_ = MPI_COMM_WORLD;
+};
+
+bool checkpoint_exists();
+
+struct Restorer {
+  Messenger *mpi_ = nullptr;
+  int rank_ = 0;
+  float weights_[16];
+
+  void restore() {
+    bool found = false;
+    if (rank_ == 0)
+      found = checkpoint_exists();
+    if (mpi_)
+      mpi_->bcast(&found, 1, MPI_C_BOOL);
+    if (found)
+      if (mpi_ != nullptr)
+        mpi_->bcast(weights_, 16, MPI_FLOAT);
+  }
+
+  // Bad: without the broadcast of the flag, the handle test does not help.
+  void restore_unsynced() {
+    bool found = false;
+    if (rank_ == 0)
+      found = checkpoint_exists();
+    if (found && mpi_)
+      mpi_->bcast(weights_, 16, MPI_FLOAT);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'bcast', which issues collective 'MPI_Bcast', runs only on ranks where a condition that depends on the rank holds
+    // CHECK-MESSAGES: :[[@LINE-3]]:9: note: this condition depends on the rank
+    // CHECK-MESSAGES: :[[@LINE-6]]:9: note: the rank comes from here
+    // CHECK-MESSAGES: :[[@LINE-35]]:5: note: the collective is issued here, inside 'bcast'
+  }
+};
+
+// Sub-communicators: each group of ranks has its own communicator, looked up
+// by the group's tag; only a group's members call its collectives.
+MPI_Comm group_communicator(int tag, const std::vector<int> &members);
+bool contains(const std::vector<int> &ranks, int rank);
+
+void reduce_in_groups(const std::map<int, std::vector<int>> &groups,
+                      float *grads, int count) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (const auto &[tag, members] : groups) {
+    if (contains(members, rank)) {
+      MPI_Comm comm = group_communicator(tag, members);
+      MPI_Allreduce(MPI_IN_PLACE, grads, count, MPI_FLOAT, MPI_SUM, comm);
+      MPI_Barrier(comm);
+    }
+  }
+}
+
+// Bad: the members of a group call a collective of the whole world.
+void group_members_reduce_world(const std::vector<int> &active, float *grads,
+                                int count) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (std::find(active.begin(), active.end(), rank) != active.end())
+    MPI_Allreduce(MPI_IN_PLACE, grads, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'MPI_Allreduce' runs only on ranks where a condition that depends on the rank holds
   // CHECK-MESSAGES: :[[@LINE-3]]:7: note: this condition depends on the rank
   // CHECK-MESSAGES: :[[@LINE-5]]:3: note: the rank comes from here
 }
