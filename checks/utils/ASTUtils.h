@@ -116,7 +116,7 @@ void forEachUserCall(
 template <typename Fn> void forEachCall(const Stmt *S, Fn &&Visit) {
   if (!S || isa<LambdaExpr>(S))
     return;
-  if (isa<CallExpr>(S) || isa<CXXConstructExpr>(S))
+  if (isa<CallExpr, CXXConstructExpr, RecoveryExpr>(S))
     Visit(cast<Expr>(S));
   for (const Stmt *Child : S->children())
     forEachCall(Child, Visit);

@@ -77,6 +77,17 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
     }
     return constructs(*Ctor->getParent());
   }
+  // A call clang could not type-check (a const gradient bound to a
+  // `Tensor &`): a helper of this unit among its candidates that issues one.
+  if (const auto *Recovery = dyn_cast<RecoveryExpr>(&E)) {
+    if (std::optional<RecoveredCall> Recovered = recoveredCall(*Recovery))
+      for (const FunctionDecl *Candidate : Recovered->Candidates)
+        if (const FunctionDecl *Body = userDefinition(*Candidate))
+          if (std::optional<CollectiveSite> Inner = issues(*Body))
+            return CollectiveSite{CollectiveSite::Via::Helper, Candidate,
+                                  Inner->Api, Inner->Kind};
+    return std::nullopt;
+  }
   const auto *Call = dyn_cast<CallExpr>(&E);
   if (!Call)
     return std::nullopt;

@@ -172,7 +172,7 @@ bool DivergentSites::isWithin(const Stmt *Inner, const Stmt *Outer) const {
 }
 
 std::optional<CollectiveSite> DivergentSites::siteOf(const Expr &E) const {
-  if (!isa<CallExpr>(E) && !isa<CXXConstructExpr>(E))
+  if (!isa<CallExpr, CXXConstructExpr, RecoveryExpr>(E))
     return std::nullopt;
   if (std::optional<CollectiveSite> What = Analysis.sites().collective(E))
     return What;

@@ -14,6 +14,12 @@
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI -implicit-check-not='{{warning|error|note}}:'
 // RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err3
 //
+// A call that does not type-check is still a collective site when a
+// candidate of this unit issues one:
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-divergent-collective' -- %mock_flags -DWITH_MPI -DWITH_BROKEN_CODE 2> %t.broken.err \
+// RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-MPI,CHECK-BROKEN -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck %s -check-prefix=CHECK-ERROR -implicit-check-not='error:' < %t.broken.err
+//
 // RankVariables adds names that hold the rank:
 // RUN: %clang_tidy %s -checks='-*,ddp-divergent-collective' \
 // RUN:   -config="{CheckOptions: {RankVariables: 'me'}}" \
@@ -897,6 +903,25 @@ private:
   Optimizer optimizer_;
   c10::intrusive_ptr<ProcessGroup> pg_;
 };
+
+#ifdef WITH_BROKEN_CODE
+// `grad()` is a const reference that no candidate takes: clang keeps the
+// call as a recovery expression, and the helper it names issues the
+// all-reduce that only ranks holding a gradient reach.
+void all_reduce_tensor(torch::Tensor &t, c10d::ProcessGroup &pg) {
+  std::vector<at::Tensor> tensors{t};
+  pg.allreduce(tensors)->wait();
+}
+void reduce_present_gradients(Net &model, c10d::ProcessGroup &pg) {
+  for (auto &p : model->parameters())
+    if (p.grad().defined())
+      all_reduce_tensor(p.grad(), pg);
+  // CHECK-ERROR: :[[@LINE-1]]:7: error: no matching function for call to 'all_reduce_tensor'
+  // CHECK-BROKEN: :[[@LINE-2]]:7: warning: 'all_reduce_tensor', which issues collective 'allreduce', runs only on ranks where a condition that depends on whether this rank has a gradient holds
+  // CHECK-BROKEN: :[[@LINE-4]]:9: note: this condition depends on whether this rank has a gradient
+  // CHECK-BROKEN: :[[@LINE-9]]:3: note: the collective is issued here, inside 'all_reduce_tensor'
+}
+#endif
 
 //===----------------------------------------------------------------------===//
 // Known false negatives
