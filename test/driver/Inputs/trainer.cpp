@@ -1,6 +1,6 @@
-// Findings for the output-format tests: a forward pass that bypasses the
-// wrapper (two notes, a fix-it), the unsynced step after it, and a sampler
-// copied into its loader, twice. The flagged lines hold a tab and a
+// Output-format findings: a forward pass that bypasses the wrapper (two notes,
+// a fix-it; the step after it is the same cause), a sampler copied into its
+// loader, twice, a step with no sync. The flagged lines hold a tab and a
 // non-ASCII comment, the context a '<': every format must carry them intact.
 #include "wrapper.h"
 
@@ -54,4 +54,12 @@ void train_again(size_t rank, size_t world) {
     for (auto &batch : *loader)
       (void)batch;
   }
+}
+
+// A step with no wrapper and no sync at all: a cause of its own.
+void step_alone(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net model,
+                torch::Tensor x, torch::Tensor y, torch::optim::SGD &opt) {
+  auto loss = torch::mse_loss(model->forward(x), y);
+  loss.backward();
+  opt.step();
 }
