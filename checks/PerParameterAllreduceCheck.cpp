@@ -212,9 +212,27 @@ const LambdaExpr *hookLambda(const Expr *Hook) {
 
 } // namespace
 
+namespace {
+
+/// Whether \p Call lies in a function template (or a member of a class
+/// template) that the unit instantiates.
+bool inInstantiatedTemplate(const CallExpr &Call, ASTContext &Context) {
+  for (DynTypedNodeList Parents = Context.getParents(Call); !Parents.empty();
+       Parents = Context.getParents(Parents[0])) {
+    if (const auto *FD = Parents[0].get<FunctionDecl>())
+      return isInstantiatedPattern(*FD);
+    if (Parents[0].get<TranslationUnitDecl>())
+      return false;
+  }
+  return false;
+}
+
+} // namespace
+
 void PerParameterAllreduceCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
-      callExpr(matchers::isCollective(&Vocab),
+      callExpr(anyOf(matchers::isCollective(&Vocab),
+                     callee(unresolvedLookupExpr())),
                unless(isExpansionInSystemHeader()),
                anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(forStmt()),
                      hasAncestor(lambdaExpr())))
@@ -379,10 +397,16 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   }
   const auto *Collective = Result.Nodes.getNodeAs<CallExpr>(CollectiveId);
+  ASTContext &Context = *Result.Context;
   std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Collective);
+  // In a template nothing instantiates, an MPI or NCCL call with a
+  // dependent argument is left unresolved; instantiated templates are
+  // analysed in their instantiations.
+  const FunctionDecl *Unresolved = nullptr;
+  if (!Info && !inInstantiatedTemplate(*Collective, Context))
+    Info = Vocabulary::classifyUnresolvedCollective(*Collective, Unresolved);
   if (!Info)
     return;
-  ASTContext &Context = *Result.Context;
   // Synchronising a parameter itself (model averaging) each step costs the
   // same; a broadcast of each parameter happens once, at start-up.
   bool SyncsParameters = Info->Kind != CollectiveKind::Broadcast &&
@@ -399,6 +423,13 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
 void PerParameterAllreduceCheck::checkHelper(const CallExpr &Call,
                                              ASTContext &Context) {
   std::optional<CollectiveSite> What = sites(Context).collective(Call);
+  // A transport of the project's own (sockets, shared memory) issues
+  // nothing the vocabulary knows; its name says what it is.
+  if (!What && Call.getDirectCallee())
+    if (std::optional<CollectiveKind> Kind =
+            Vocabulary::collectiveKindOfName(*Call.getDirectCallee()))
+      What = CollectiveSite{CollectiveSite::Via::Helper,
+                            Call.getDirectCallee(), nullptr, Kind};
   if (!What || What->How != CollectiveSite::Via::Helper)
     return;
   // A helper that hands back its Work lets the caller overlap the rounds.

@@ -167,6 +167,20 @@ public:
 
   // --- Collectives and process groups -----------------------------------
   std::optional<CollectiveInfo> classifyCollective(const CallExpr &Call) const;
+  /// A call clang leaves unresolved in a template because an argument
+  /// depends on a template parameter (`MPI_Allreduce(MPI_IN_PLACE,
+  /// grad->data(), ...)` with `grad` a `Tensor<T> *`), whose name finds one
+  /// C function of MPI or NCCL: that collective, and the function in
+  /// \p Callee.
+  static std::optional<CollectiveInfo>
+  classifyUnresolvedCollective(const CallExpr &Call,
+                               const FunctionDecl *&Callee);
+  /// The collective a function's name says it is, in any spelling
+  /// (`allReduce`, `all_reduce_tensor`, `Allgather`), outside system headers
+  /// and the SDKs: what a function defined out of sight is taken to do, and
+  /// what a transport of the project's own (sockets, shared memory) does.
+  static std::optional<CollectiveKind>
+  collectiveKindOfName(const FunctionDecl &FD);
   /// A type holding an asynchronous collective's handle: c10d `Work`
   /// (`c10::intrusive_ptr<Work>`, `std::shared_ptr<ProcessGroup::Work>`),
   /// or `MPI_Request`.

@@ -118,7 +118,16 @@ bool isGlobalCFunction(const FunctionDecl &FD) {
 /// `allReduce`, `all_reduce`, `Allreduce_Tensor`, `allgather`,
 /// `reduce_scatter_async`. Its body is out of sight, its name is what it does.
 std::optional<CollectiveKind> namedCollective(const FunctionDecl &FD) {
-  if (!FD.getDeclName().isIdentifier() || FD.isDefined() ||
+  if (FD.isDefined())
+    return std::nullopt;
+  return Vocabulary::collectiveKindOfName(FD);
+}
+
+} // namespace
+
+std::optional<CollectiveKind>
+Vocabulary::collectiveKindOfName(const FunctionDecl &FD) {
+  if (!FD.getDeclName().isIdentifier() ||
       FD.getASTContext().getSourceManager().isInSystemHeader(
           FD.getLocation()) ||
       sdk::isSdkFunction(FD))
@@ -143,8 +152,6 @@ std::optional<CollectiveKind> namedCollective(const FunctionDecl &FD) {
                            .Default(false);
   return OneCollective ? Kind : std::nullopt;
 }
-
-} // namespace
 
 llvm::StringRef collectiveKindName(CollectiveKind K) {
   switch (K) {
@@ -224,6 +231,33 @@ Vocabulary::classifyCollective(const CallExpr &Call) const {
   if (qualifiedName(*FD) == ("boost::mpi::" + Name).str())
     if (const NamedCollective *C = lookup(BoostMpiCollectives, Name))
       return CollectiveInfo{C->Kind, CollectiveApi::BoostMpi, C->Asynchronous};
+  return std::nullopt;
+}
+
+std::optional<CollectiveInfo>
+Vocabulary::classifyUnresolvedCollective(const CallExpr &Call,
+                                         const FunctionDecl *&Callee) {
+  const auto *Lookup =
+      dyn_cast_or_null<UnresolvedLookupExpr>(Call.getCallee()->IgnoreImpCasts());
+  if (!Lookup || Lookup->hasExplicitTemplateArgs() ||
+      !Lookup->getName().isIdentifier())
+    return std::nullopt;
+  const FunctionDecl *Found = nullptr;
+  for (const NamedDecl *D : Lookup->decls()) {
+    const auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl());
+    if (!FD || !isGlobalCFunction(*FD) ||
+        (Found && Found->getCanonicalDecl() != FD->getCanonicalDecl()))
+      return std::nullopt;
+    Found = FD;
+  }
+  if (!Found)
+    return std::nullopt;
+  Callee = Found;
+  llvm::StringRef Name = Found->getName();
+  if (const NamedCollective *C = lookup(MpiCollectives, Name))
+    return CollectiveInfo{C->Kind, CollectiveApi::Mpi, C->Asynchronous};
+  if (const NamedCollective *C = lookup(NcclCollectives, Name))
+    return CollectiveInfo{C->Kind, CollectiveApi::Nccl, C->Asynchronous};
   return std::nullopt;
 }
 

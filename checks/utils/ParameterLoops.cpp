@@ -251,6 +251,13 @@ llvm::StringRef accessName(const Expr *E) {
     return identifierName(Member->getMemberDecl());
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E))
     return identifierName(Call->getMethodDecl());
+  // `param->getGrad()` on an object of dependent type in a template.
+  if (const auto *Dependent = dyn_cast<CXXDependentScopeMemberExpr>(E))
+    if (const IdentifierInfo *Name = Dependent->getMember().getAsIdentifierInfo())
+      return Name->getName();
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (isa<CXXDependentScopeMemberExpr>(Call->getCallee()->IgnoreImpCasts()))
+      return accessName(Call->getCallee());
   if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
     return accessName(Subscript->getBase());
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);

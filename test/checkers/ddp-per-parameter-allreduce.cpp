@@ -360,6 +360,41 @@ template <typename Backend> struct TemplateSync {
   }
 };
 
+// A transport of the project's own (sockets, shared memory) defined in
+// this unit: it issues nothing the vocabulary knows, and its name says it
+// all-reduces.
+bool send_all(int fd, const void *buf, long n);
+bool recv_all(int fd, void *buf, long n);
+void all_reduce(torch::Tensor &tensor) {
+  float *data = tensor.data_ptr<float>();
+  send_all(3, data, tensor.numel() * 4);
+  recv_all(3, data, tensor.numel() * 4);
+}
+void homegrown_transport(Net &model) {
+  for (auto &p : model->parameters()) {
+    torch::Tensor g = p.mutable_grad();
+    all_reduce(g);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'all_reduce' issues one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+  }
+}
+// One flat buffer through the same transport, and a helper whose name
+// says it syncs a whole model (not one collective): silent.
+void negative_homegrown_transport_bucketed(Net &model) {
+  std::vector<torch::Tensor> grads;
+  for (auto &p : model->parameters())
+    grads.push_back(p.grad().reshape({-1}));
+  torch::Tensor flat_grads = torch::cat(grads);
+  all_reduce(flat_grads);
+}
+void all_reduce_gradients(torch::Tensor &t) { t.mul_(0.5); }
+void negative_scale_each(Net &model) {
+  for (auto &p : model->parameters()) {
+    torch::Tensor g = p.mutable_grad();
+    all_reduce_gradients(g);
+  }
+}
+
 #ifdef WITH_BROKEN_CODE
 // `grad()` is a const reference: no candidate takes it, on any LibTorch.
 void all_reduce_grad(torch::Tensor &grad, c10d::ProcessGroup &pg) {
