@@ -105,14 +105,13 @@ static llvm::Error runCMakeBuild(const std::string &Dir, double Timeout) {
                    " (full log: " + Log + ")");
 }
 
-/// LD_PRELOAD for a program that does not call the probe itself.
-static llvm::Expected<std::string> autoProbePreload() {
+llvm::Expected<std::string> ddpharness::autoProbePreload() {
   const char *Env = std::getenv("DDP_HARNESS_AUTOPROBE");
   std::string Library =
       Env && *Env ? Env
                   : executableDirectory() + "/../lib/libddpharness-autoprobe.so";
   if (!llvm::sys::fs::exists(Library))
-    return makeError("built, but the auto-probe " + Library +
+    return makeError("the auto-probe " + Library +
                      " is missing (build the ddpharness-autoprobe target, "
                      "or set DDP_HARNESS_AUTOPROBE)");
   return "LD_PRELOAD=" + Library;

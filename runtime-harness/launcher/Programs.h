@@ -44,6 +44,29 @@ llvm::Expected<BuiltProgram> buildProgram(const std::string &File,
                                           const std::string &Dir,
                                           double Timeout);
 
+/// "LD_PRELOAD=<auto-probe>": $DDP_HARNESS_AUTOPROBE, or
+/// ../lib/libddpharness-autoprobe.so next to ddp-harness; an error when that
+/// file is missing.
+llvm::Expected<std::string> autoProbePreload();
+
+/// What `run` knows of a program's probe from its executable file.
+enum class ProbeKind {
+  /// It links the harness library's probe.
+  Own,
+  /// A LibTorch program with optimizers and no probe: the auto-probe serves.
+  NeedsAutoProbe,
+  /// An executable that references no LibTorch optimizer.
+  NoOptimizer,
+  /// Not an ELF executable (a script): nothing is known.
+  NotElf,
+};
+
+/// Reads \p Path (an executable) and tells, from strings that survive
+/// stripping: the probe's "DDP_HARNESS_PROBE_INTERVAL" literal marks the
+/// harness library's probe; LibTorch optimizer symbols ("_ZN5torch5optim")
+/// in the dynamic symbol table mark a program the auto-probe can serve.
+ProbeKind inspectProgram(const std::string &Path);
+
 } // namespace ddpharness
 
 #endif

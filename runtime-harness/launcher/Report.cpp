@@ -346,6 +346,9 @@ ddpharness::warningsToShow(const std::vector<std::string> &All,
   return Unique;
 }
 
+static void replicaLines(llvm::raw_ostream &OS, const RunAnalysis &A,
+                         const std::string &RunDir, const std::string &SvgPath);
+
 void ddpharness::printRunSummary(llvm::raw_ostream &OS,
                                  const HarnessRecord &Process,
                                  const RunAnalysis &A,
@@ -355,17 +358,33 @@ void ddpharness::printRunSummary(llvm::raw_ostream &OS,
   for (const std::string &W : warningsToShow(A.Warnings))
     OS << "warning: " << W << "\n";
 
+  printProcessVerdict(OS, Process);
+  replicaLines(OS, A, RunDir, SvgPath);
+}
+
+void ddpharness::printProcessVerdict(llvm::raw_ostream &OS,
+                                     const HarnessRecord &Process) {
+  if (Process.Verdict == "not recorded") {
+    OS << "verdict: not recorded (the ranks were started by another "
+          "launcher; its exit status says how they ended)\n";
+    return;
+  }
   std::string Failure = processFailure(Process);
+  const std::string &L = Process.Launcher;
+  if (!L.empty() && Process.Verdict == "crash" && !Process.RankStatus.empty())
+    Failure = "crash (" + L + ": " + Process.RankStatus[0] + ")";
   OS << "verdict: " << (Failure.empty() ? "ok" : Failure);
   if (Failure.empty())
-    OS << (Process.RankStatus.size() == 1
+    OS << (!L.empty() ? " (" + L + " exited 0)"
+           : Process.RankStatus.size() == 1
                ? std::string(" (the rank exited 0)")
                : " (all " + std::to_string(Process.RankStatus.size()) +
                      " ranks exited 0)");
   OS << "\n";
   if (!Failure.empty()) {
     for (size_t R = 0; R < Process.RankStatus.size(); ++R) {
-      OS << "  rank " << R << ": " << Process.RankStatus[R];
+      OS << "  " << (L.empty() ? "rank " + std::to_string(R) : L) << ": "
+         << Process.RankStatus[R];
       const std::string &Last =
           R < Process.LastLines.size() ? Process.LastLines[R] : "";
       if (Last.empty())
@@ -376,6 +395,11 @@ void ddpharness::printRunSummary(llvm::raw_ostream &OS,
            << "\n";
     }
   }
+}
+
+static void replicaLines(llvm::raw_ostream &OS, const RunAnalysis &A,
+                         const std::string &RunDir,
+                         const std::string &SvgPath) {
   OS << "replicas: " << replicaSummary(A) << "\n";
   if (!A.Steps.empty())
     OS << "gradients: " << syncedSummary(A) << "\n";
