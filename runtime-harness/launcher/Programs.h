@@ -28,6 +28,20 @@ bool definesMain(const std::string &Source);
 /// Whether \p Source includes the harness library's headers.
 bool usesHarnessLibrary(const std::string &Source);
 
+/// The translation units of the program whose main is in a flagged file,
+/// from a compile database (ProgramSources.cpp states the rule).
+struct ProgramSources {
+  /// The flagged file first, then the other units, absolute.
+  std::vector<std::string> Files;
+  /// The flagged file's include directories and definitions there.
+  std::vector<std::string> IncludeDirs, Definitions;
+  /// The compile_commands.json used, or empty when none was found.
+  std::string Database;
+};
+
+/// The units of \p File's program (absolute path of a file defining main).
+ProgramSources programSources(const std::string &File);
+
 struct BuiltProgram {
   /// The executable.
   std::string Path;
@@ -35,6 +49,8 @@ struct BuiltProgram {
   std::vector<std::string> Environment;
   /// True when the program calls the probe itself.
   bool OwnProbe = false;
+  /// The units it was built from.
+  ProgramSources Sources;
 };
 
 /// Builds \p File (absolute) into \p Dir (fresh, absolute); the build's

@@ -25,10 +25,6 @@ namespace ddpharness {
 /// Drift as the tables print it: "0.000000", "0.125000", "1.769e-04".
 std::string formatDrift(std::optional<double> D);
 
-/// "verdict: ..." for how the processes ended, with each one's end and
-/// last line when they did not all exit 0.
-void printProcessVerdict(llvm::raw_ostream &OS, const HarnessRecord &Process);
-
 /// Seed 001's tables (and the per-parameter, data-order and metric tables
 /// when there is something to show) for one run.
 void printRunTables(llvm::raw_ostream &OS, const RunAnalysis &A);

@@ -30,13 +30,13 @@ const Subcommand Subcommands[] = {
      runCommand},
     {"compare", "put two runs' tables side by side (buggy next to fixed)",
      compareCommand},
-    {"analyze", "analyse a run directory that ranks of another launcher "
-                "(mpirun, torchrun, srun) wrote",
-     analyzeCommand},
     {"scenarios", "run every scenario of ddp-scenario and measure verdicts",
      scenariosCommand},
     {"confirm", "run the scenarios behind ddplint's findings; annotate them",
      confirmCommand},
+    {"analyze", "analyse a run directory that another launcher's ranks "
+                "wrote (mpirun, srun)",
+     analyzeCommand},
 };
 
 void printUsage(FILE *To) {
