@@ -391,7 +391,15 @@ std::optional<int> Confirmation::runProgram(size_t N, const std::string &File) {
 llvm::Expected<BuiltProgram>
 Confirmation::buildFlagged(const std::string &File, const std::string &Abs,
                            const std::string &Dir) {
-  std::fprintf(stderr, "ddp-harness confirm: building %s\n", File.c_str());
+  ProgramSources Sources = programSources(Abs);
+  if (Sources.Files.size() > 1)
+    std::fprintf(stderr,
+                 "ddp-harness confirm: building %s with %zu other unit(s) of "
+                 "its directory from %s\n",
+                 File.c_str(), Sources.Files.size() - 1,
+                 Sources.Database.c_str());
+  else
+    std::fprintf(stderr, "ddp-harness confirm: building %s\n", File.c_str());
   llvm::Expected<std::string> BuildDir = prepareRunDirectory(Dir + "/build");
   if (!BuildDir)
     return BuildDir.takeError();

@@ -106,7 +106,7 @@ RankRun::~RankRun() {
 }
 
 llvm::Error RankRun::openLogs() {
-  for (int Rank = 0; Rank < Options.NumRanks; ++Rank)
+  for (int Rank = 0; Rank < Options.processCount(); ++Rank)
     for (const char *Which : {"stdout", "stderr"}) {
       std::string Path = Options.RunDir + "/" + Which + "-rank" +
                          std::to_string(Rank) + ".log";
@@ -167,7 +167,11 @@ void RankRun::emitLine(int Rank, bool IsStderr, const std::string &Line) {
     return;
   FILE *To = (Options.Output == RankOutput::Stream && !IsStderr) ? stdout
                                                                   : stderr;
-  std::fprintf(To, "[rank %d] %s\n", Rank, Line.c_str());
+  if (!Options.ForeignLauncher.empty())
+    std::fprintf(To, "[%s] %s\n", Options.ForeignLauncher.c_str(),
+                 Line.c_str());
+  else
+    std::fprintf(To, "[rank %d] %s\n", Rank, Line.c_str());
 }
 
 void RankRun::readStream(Stream &S) {
@@ -406,7 +410,7 @@ llvm::Expected<LaunchResult> RankRun::run() {
   double Start = monotonicSeconds();
   // Released just before the ranks start, so rank 0 can bind it.
   close(PortFd);
-  for (int Rank = 0; Rank < Options.NumRanks; ++Rank)
+  for (int Rank = 0; Rank < Options.processCount(); ++Rank)
     if (llvm::Error E = spawn(Rank, *Port)) {
       // Do not leave the ranks already started behind.
       beginTerminate(monotonicSeconds());

@@ -28,6 +28,20 @@ bool definesMain(const std::string &Source);
 /// Whether \p Source includes the harness library's headers.
 bool usesHarnessLibrary(const std::string &Source);
 
+/// The translation units of the program whose main is in a flagged file,
+/// from a compile database (ProgramSources.cpp states the rule).
+struct ProgramSources {
+  /// The flagged file first, then the other units, absolute.
+  std::vector<std::string> Files;
+  /// The flagged file's include directories and definitions there.
+  std::vector<std::string> IncludeDirs, Definitions;
+  /// The compile_commands.json used, or empty when none was found.
+  std::string Database;
+};
+
+/// The units of \p File's program (absolute path of a file defining main).
+ProgramSources programSources(const std::string &File);
+
 struct BuiltProgram {
   /// The executable.
   std::string Path;
@@ -35,6 +49,8 @@ struct BuiltProgram {
   std::vector<std::string> Environment;
   /// True when the program calls the probe itself.
   bool OwnProbe = false;
+  /// The units it was built from.
+  ProgramSources Sources;
 };
 
 /// Builds \p File (absolute) into \p Dir (fresh, absolute); the build's
@@ -43,6 +59,29 @@ struct BuiltProgram {
 llvm::Expected<BuiltProgram> buildProgram(const std::string &File,
                                           const std::string &Dir,
                                           double Timeout);
+
+/// "LD_PRELOAD=<auto-probe>": $DDP_HARNESS_AUTOPROBE, or
+/// ../lib/libddpharness-autoprobe.so next to ddp-harness; an error when that
+/// file is missing.
+llvm::Expected<std::string> autoProbePreload();
+
+/// What `run` knows of a program's probe from its executable file.
+enum class ProbeKind {
+  /// It links the harness library's probe.
+  Own,
+  /// A LibTorch program with optimizers and no probe: the auto-probe serves.
+  NeedsAutoProbe,
+  /// An executable that references no LibTorch optimizer.
+  NoOptimizer,
+  /// Not an ELF executable (a script): nothing is known.
+  NotElf,
+};
+
+/// Reads \p Path (an executable) and tells, from strings that survive
+/// stripping: the probe's "DDP_HARNESS_PROBE_INTERVAL" literal marks the
+/// harness library's probe; LibTorch optimizer symbols ("_ZN5torch5optim")
+/// in the dynamic symbol table mark a program the auto-probe can serve.
+ProbeKind inspectProgram(const std::string &Path);
 
 } // namespace ddpharness
 

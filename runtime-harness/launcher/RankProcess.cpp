@@ -92,10 +92,12 @@ ddpharness::rankEnvironment(const LaunchOptions &Options, int Rank, int Port) {
     Env.push_back(Entry.str());
   }
   std::string N = std::to_string(Options.NumRanks);
-  Env.push_back("RANK=" + std::to_string(Rank));
-  Env.push_back("LOCAL_RANK=" + std::to_string(Rank));
-  Env.push_back("WORLD_SIZE=" + N);
-  Env.push_back("LOCAL_WORLD_SIZE=" + N);
+  if (Options.ForeignLauncher.empty()) {
+    Env.push_back("RANK=" + std::to_string(Rank));
+    Env.push_back("LOCAL_RANK=" + std::to_string(Rank));
+    Env.push_back("WORLD_SIZE=" + N);
+    Env.push_back("LOCAL_WORLD_SIZE=" + N);
+  }
   Env.push_back("MASTER_ADDR=127.0.0.1");
   Env.push_back("MASTER_PORT=" + std::to_string(Port));
   Env.push_back("DDP_HARNESS_RUN_DIR=" + Options.RunDir);

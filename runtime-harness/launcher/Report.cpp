@@ -346,6 +346,9 @@ ddpharness::warningsToShow(const std::vector<std::string> &All,
   return Unique;
 }
 
+static void replicaLines(llvm::raw_ostream &OS, const RunAnalysis &A,
+                         const std::string &RunDir, const std::string &SvgPath);
+
 void ddpharness::printRunSummary(llvm::raw_ostream &OS,
                                  const HarnessRecord &Process,
                                  const RunAnalysis &A,
@@ -355,27 +358,13 @@ void ddpharness::printRunSummary(llvm::raw_ostream &OS,
   for (const std::string &W : warningsToShow(A.Warnings))
     OS << "warning: " << W << "\n";
 
-  std::string Failure = processFailure(Process);
-  OS << "verdict: " << (Failure.empty() ? "ok" : Failure);
-  if (Failure.empty())
-    OS << (Process.RankStatus.size() == 1
-               ? std::string(" (the rank exited 0)")
-               : " (all " + std::to_string(Process.RankStatus.size()) +
-                     " ranks exited 0)");
-  OS << "\n";
-  if (!Failure.empty()) {
-    for (size_t R = 0; R < Process.RankStatus.size(); ++R) {
-      OS << "  rank " << R << ": " << Process.RankStatus[R];
-      const std::string &Last =
-          R < Process.LastLines.size() ? Process.LastLines[R] : "";
-      if (Last.empty())
-        OS << "; printed nothing\n";
-      else
-        OS << "; last line: "
-           << (Last.size() > 200 ? Last.substr(0, 200) + "..." : Last)
-           << "\n";
-    }
-  }
+  printProcessVerdict(OS, Process);
+  replicaLines(OS, A, RunDir, SvgPath);
+}
+
+static void replicaLines(llvm::raw_ostream &OS, const RunAnalysis &A,
+                         const std::string &RunDir,
+                         const std::string &SvgPath) {
   OS << "replicas: " << replicaSummary(A) << "\n";
   if (!A.Steps.empty())
     OS << "gradients: " << syncedSummary(A) << "\n";

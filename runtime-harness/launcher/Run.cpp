@@ -32,12 +32,24 @@ ddpharness::launchAndAnalyse(const LaunchOptions &Options,
       readRunDirectory(Options.RunDir, Options.NumRanks);
   if (!Evidence)
     return Evidence.takeError();
-  Run.Analysis = analyseRun(*Evidence);
+  AnalysedRun Analysed =
+      analyseEvidence(*Evidence, HarnessWarnings, SvgTitle, SvgLabel);
+  Analysed.Result = std::move(Run.Result);
+  return std::move(Analysed);
+}
+
+AnalysedRun
+ddpharness::analyseEvidence(const RunEvidence &Evidence,
+                            const std::vector<std::string> &HarnessWarnings,
+                            const std::string &SvgTitle,
+                            const std::string &SvgLabel) {
+  AnalysedRun Run;
+  Run.Analysis = analyseRun(Evidence);
   std::vector<std::string> &W = Run.Analysis.Warnings;
   W.insert(W.begin(), HarnessWarnings.begin(), HarnessWarnings.end());
 
   if (!Run.Analysis.Steps.empty()) {
-    Run.SvgPath = Options.RunDir + "/drift.svg";
+    Run.SvgPath = Evidence.Dir + "/drift.svg";
     if (llvm::Error E = writeFileAtomically(
             Run.SvgPath,
             driftSvg(SvgTitle, {driftSeries(SvgLabel, Run.Analysis)}))) {
@@ -45,5 +57,5 @@ ddpharness::launchAndAnalyse(const LaunchOptions &Options,
       Run.SvgPath.clear();
     }
   }
-  return std::move(Run);
+  return Run;
 }

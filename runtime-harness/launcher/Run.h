@@ -10,6 +10,7 @@
 #define DDPHARNESS_LAUNCHER_RUN_H
 
 #include "Analysis.h"
+#include "RunDirectory.h"
 #include "RunRecords.h"
 
 #include "llvm/Support/Error.h"
@@ -33,6 +34,15 @@ struct AnalysedRun {
 llvm::Expected<AnalysedRun> launchAndAnalyse(const LaunchOptions &Options,
                                              const std::string &SvgTitle,
                                              const std::string &SvgLabel);
+
+/// The analysis half of launchAndAnalyse, for evidence already read from
+/// \p Dir: analyses it, puts \p HarnessWarnings first among the warnings and
+/// draws \p Dir/drift.svg when there is probe data. `ddp-harness analyze`
+/// calls it for a run directory that ranks of another launcher wrote.
+AnalysedRun analyseEvidence(const RunEvidence &Evidence,
+                            const std::vector<std::string> &HarnessWarnings,
+                            const std::string &SvgTitle,
+                            const std::string &SvgLabel);
 
 } // namespace ddpharness
 

@@ -11,7 +11,9 @@
 #include "Analysis.h"
 #include "Commands.h"
 #include "ExitCodes.h"
+#include "ForeignRuns.h"
 #include "Options.h"
+#include "Programs.h"
 #include "Process.h"
 #include "Report.h"
 #include "Run.h"
@@ -25,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 using namespace ddpharness;
 namespace json = llvm::json;
@@ -52,7 +55,8 @@ static int exitCodeFor(const LaunchResult &R) {
 }
 
 static json::Object runJson(const LaunchOptions &Options,
-                            const LaunchResult &Result, const RunAnalysis &A,
+                            const LaunchResult &Result,
+                            const HarnessRecord &Process, const RunAnalysis &A,
                             int ExitCode, const std::string &SvgPath) {
   json::Value Crash = nullptr;
   if (Result.CrashedRank >= 0)
@@ -74,7 +78,7 @@ static json::Object runJson(const LaunchOptions &Options,
   if (A.FirstDivergentStep)
     FirstDivergent = *A.FirstDivergentStep;
   return json::Object{
-      {"verdict", processVerdictName(Result.Verdict)},
+      {"verdict", Process.Verdict},
       {"exit_code", ExitCode},
       {"crash", std::move(Crash)},
       {"nproc", Options.NumRanks},
@@ -107,6 +111,8 @@ struct RunOptions {
   int NumRanks = 2;
   std::string Backend = "gloo", RunDir, Format = "text";
   double Timeout = 300, Grace = 2;
+  std::string Launcher = "harness";
+  bool NoAutoProbe = false;
   std::vector<std::string> Command;
 };
 
@@ -125,6 +131,12 @@ void addRunOptions(OptionParser &Parser, RunOptions &O) {
                    "$TMPDIR/ddp-harness)");
   Parser.addChoice("format", &O.Format, {"text", "json"},
                    "report as tables (default) or one JSON object on stdout");
+  Parser.addChoice("launcher", &O.Launcher, {"harness", "mpirun", "torchrun"},
+                   "who starts the ranks: the harness (default), or mpirun "
+                   "-np N / torchrun --nproc-per-node N on this machine");
+  Parser.addFlag("no-autoprobe", &O.NoAutoProbe,
+                 "never preload the auto-probe, even into a LibTorch program "
+                 "without a probe of its own");
   Parser.takeCommandAfterDashes(&O.Command, /*Required=*/true);
 }
 
@@ -143,41 +155,67 @@ LaunchOptions launchOptionsFor(const RunOptions &O, const std::string &Dir) {
   FILE *Info = Json ? stderr : stdout;
   Options.OnStart = [Info, O, Dir](int Port) {
     std::fprintf(Info,
-                 "ddp-harness: %d rank%s of %s (backend %s, "
+                 "ddp-harness: %d rank%s of %s%s (backend %s, "
                  "MASTER_ADDR=127.0.0.1 MASTER_PORT=%d, timeout %g s)\n"
                  "ddp-harness: run directory %s\n",
                  O.NumRanks, O.NumRanks == 1 ? "" : "s", O.Command[0].c_str(),
+                 O.Launcher == "harness" ? ""
+                                         : (" under " + O.Launcher).c_str(),
                  O.Backend.c_str(), Port, O.Timeout, Dir.c_str());
     std::fflush(Info);
   };
   return Options;
 }
 
-void printRunReport(const LaunchOptions &Options, const AnalysedRun &Run,
-                    int ExitCode, bool Json) {
+/// Preloads the auto-probe (LD_PRELOAD for the ranks) into a LibTorch
+/// program with optimizers and no probe of its own, unless --no-autoprobe,
+/// and says so.
+llvm::Error chooseAutoProbe(const RunOptions &O, LaunchOptions &Options) {
+  if (O.NoAutoProbe ||
+      inspectProgram(O.Command[0]) != ProbeKind::NeedsAutoProbe)
+    return llvm::Error::success();
+  llvm::Expected<std::string> Preload = autoProbePreload();
+  if (!Preload)
+    return Preload.takeError();
+  if (const char *Old = std::getenv("LD_PRELOAD"); Old && *Old)
+    *Preload += std::string(":") + Old;
+  Options.Environment.push_back(*Preload);
+  std::fprintf(O.Format == "json" ? stderr : stdout,
+               "ddp-harness: %s has no probe of its own: preloading the "
+               "auto-probe (%s; --no-autoprobe turns it off)\n",
+               O.Command[0].c_str(),
+               Preload->substr(std::string("LD_PRELOAD=").size()).c_str());
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void ddpharness::printRunReport(const LaunchOptions &Options,
+                                const AnalysedRun &Run,
+                                const HarnessRecord &Process, int ExitCode,
+                                bool Json) {
   if (Json) {
-    llvm::outs() << llvm::formatv("{0:2}",
-                                  json::Value(runJson(Options, Run.Result,
-                                                      Run.Analysis, ExitCode,
-                                                      Run.SvgPath)))
+    llvm::outs() << llvm::formatv(
+                        "{0:2}", json::Value(runJson(Options, Run.Result,
+                                                     Process, Run.Analysis,
+                                                     ExitCode, Run.SvgPath)))
                  << "\n";
   } else {
     llvm::outs() << "\n";
     printRunTables(llvm::outs(), Run.Analysis);
-    printRunSummary(llvm::outs(), recordOf(Run.Result), Run.Analysis,
-                    Options.RunDir, Run.SvgPath);
+    printRunSummary(llvm::outs(), Process, Run.Analysis, Options.RunDir,
+                    Run.SvgPath);
     llvm::outs() << "exit code: " << ExitCode << "\n";
   }
   llvm::outs().flush();
 }
 
-} // namespace
-
 int ddpharness::runCommand(const std::vector<std::string> &Args) {
   RunOptions O;
   OptionParser Parser("run", "run [--nproc N] [--backend gloo|nccl] "
                              "[--timeout S] [--run-dir DIR] [--format "
-                             "text|json] -- PROGRAM [ARGS...]");
+                             "text|json] [--launcher harness|mpirun|torchrun] "
+                             "[--no-autoprobe] -- PROGRAM [ARGS...]");
   addRunOptions(Parser, O);
   if (llvm::Error E = Parser.parse(Args))
     return reportHarnessError("run", llvm::toString(std::move(E)) + "\n" +
@@ -196,12 +234,17 @@ int ddpharness::runCommand(const std::vector<std::string> &Args) {
     return reportHarnessError("run", llvm::toString(Dir.takeError()));
 
   LaunchOptions Options = launchOptionsFor(O, *Dir);
+  if (llvm::Error E = chooseAutoProbe(O, Options))
+    return reportHarnessError("run", llvm::toString(std::move(E)));
+  if (O.Launcher != "harness")
+    return runUnderLauncher(O.Launcher, std::move(Options), O.Format == "json");
   std::string Label = O.Command[0].substr(O.Command[0].rfind('/') + 1);
   llvm::Expected<AnalysedRun> Run =
       launchAndAnalyse(Options, "Cross-rank drift: " + Label, Label);
   if (!Run)
     return reportHarnessError("run", llvm::toString(Run.takeError()));
   int ExitCode = exitCodeFor(Run->Result);
-  printRunReport(Options, *Run, ExitCode, O.Format == "json");
+  printRunReport(Options, *Run, recordOf(Run->Result), ExitCode,
+                 O.Format == "json");
   return ExitCode;
 }

@@ -325,6 +325,8 @@ static std::optional<HarnessRecord> readHarnessRecord(const std::string &Path) {
   R.Verdict = O->getString("verdict").value_or("").str();
   R.CrashedRank = static_cast<int>(O->getInteger("crashed_rank").value_or(-1));
   R.WallSeconds = O->getNumber("wall_seconds").value_or(0);
+  if (auto L = O->getString("launcher"); L && *L != "ddp-harness")
+    R.Launcher = L->str();
   if (const json::Array *Ranks = O->getArray("ranks"))
     for (const json::Value &RV : *Ranks)
       if (const json::Object *RO = RV.getAsObject()) {
@@ -461,6 +463,9 @@ std::string ddpharness::harnessRecordJson(const LaunchOptions &Options,
   json::Object Record{
       {"command", std::move(Command)},
       {"nproc", Options.NumRanks},
+      {"launcher", Options.ForeignLauncher.empty()
+                       ? json::Value("ddp-harness")
+                       : json::Value(Options.ForeignLauncher)},
       {"backend", Options.Backend},
       {"master_addr", "127.0.0.1"},
       {"master_port", Result.Port},

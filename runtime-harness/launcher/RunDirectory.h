@@ -79,6 +79,10 @@ struct HarnessRecord {
   std::vector<std::string> RankStatus; // describe() of each rank
   std::vector<std::string> LastLines;
   double WallSeconds = 0;
+  /// Set when another launcher started the ranks: its name, and then
+  /// RankStatus holds that one process. "not recorded" as the Verdict: the
+  /// processes' end is unknown (a run directory `analyze` reads).
+  std::string Launcher;
 };
 
 struct RunEvidence {

@@ -60,6 +60,16 @@ struct LaunchOptions {
   /// environment (they replace inherited ones of the same name).
   std::vector<std::string> Environment;
   RankOutput Output = RankOutput::Stream;
+  /// Empty when the harness starts the ranks itself. Otherwise the name of
+  /// the launcher \c Command starts ("mpirun", "torchrun"): the harness
+  /// starts that one process, which starts NumRanks ranks and gives them
+  /// their ranks; the process gets no RANK, LOCAL_RANK, WORLD_SIZE or
+  /// LOCAL_WORLD_SIZE (inherited ones are removed too), and its output
+  /// lines are prefixed with its name instead of a rank.
+  std::string ForeignLauncher;
+
+  /// How many processes the harness itself starts.
+  int processCount() const { return ForeignLauncher.empty() ? NumRanks : 1; }
   /// Called with the chosen MASTER_PORT just before the ranks start.
   std::function<void(int Port)> OnStart;
 };

@@ -115,3 +115,38 @@ std::string ddpharness::measuredVerdict(ScenarioKind Kind,
   }
   return A.Replicas;
 }
+
+void ddpharness::printProcessVerdict(llvm::raw_ostream &OS,
+                                     const HarnessRecord &Process) {
+  if (Process.Verdict == "not recorded") {
+    OS << "verdict: not recorded (the ranks were started by another "
+          "launcher; its exit status says how they ended)\n";
+    return;
+  }
+  std::string Failure = processFailure(Process);
+  const std::string &L = Process.Launcher;
+  if (!L.empty() && Process.Verdict == "crash" && !Process.RankStatus.empty())
+    Failure = "crash (" + L + ": " + Process.RankStatus[0] + ")";
+  OS << "verdict: " << (Failure.empty() ? "ok" : Failure);
+  if (Failure.empty())
+    OS << (!L.empty() ? " (" + L + " exited 0)"
+           : Process.RankStatus.size() == 1
+               ? std::string(" (the rank exited 0)")
+               : " (all " + std::to_string(Process.RankStatus.size()) +
+                     " ranks exited 0)");
+  OS << "\n";
+  if (!Failure.empty()) {
+    for (size_t R = 0; R < Process.RankStatus.size(); ++R) {
+      OS << "  " << (L.empty() ? "rank " + std::to_string(R) : L) << ": "
+         << Process.RankStatus[R];
+      const std::string &Last =
+          R < Process.LastLines.size() ? Process.LastLines[R] : "";
+      if (Last.empty())
+        OS << "; printed nothing\n";
+      else
+        OS << "; last line: "
+           << (Last.size() > 200 ? Last.substr(0, 200) + "..." : Last)
+           << "\n";
+    }
+  }
+}

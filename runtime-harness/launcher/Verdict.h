@@ -11,6 +11,7 @@
 #define DDPHARNESS_LAUNCHER_VERDICT_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
@@ -59,6 +60,11 @@ std::string progressVerdict(const RunAnalysis &A);
 /// The verdict for a scenario of \p Kind.
 std::string measuredVerdict(ScenarioKind Kind, const HarnessRecord &Process,
                             const RunAnalysis &A);
+
+/// "verdict: ..." for how the processes ended, with each one's end and
+/// last line when they did not all exit 0 (the launcher's, when another
+/// launcher started the ranks; "not recorded" when nothing says).
+void printProcessVerdict(llvm::raw_ostream &OS, const HarnessRecord &Process);
 
 } // namespace ddpharness
 

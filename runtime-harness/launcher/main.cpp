@@ -34,6 +34,9 @@ const Subcommand Subcommands[] = {
      scenariosCommand},
     {"confirm", "run the scenarios behind ddplint's findings; annotate them",
      confirmCommand},
+    {"analyze", "analyse a run directory that another launcher's ranks "
+                "wrote (mpirun, srun)",
+     analyzeCommand},
 };
 
 void printUsage(FILE *To) {

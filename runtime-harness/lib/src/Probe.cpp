@@ -2,6 +2,8 @@
 
 #include "ddpharness/Probe.h"
 
+#include "ddpharness/LauncherEnv.h"
+
 #include <torch/torch.h>
 
 #include <cerrno>
@@ -13,11 +15,6 @@
 using namespace ddpharness;
 
 namespace {
-
-int envInt(const char *Name, int Default) {
-  const char *V = std::getenv(Name);
-  return V && *V ? std::atoi(V) : Default;
-}
 
 /// JSON has no NaN or infinity: a norm that is not finite is null.
 std::string number(double V) {
@@ -72,8 +69,9 @@ uint64_t ddpharness::fnv1a64(const void *Bytes, size_t Size) {
 Probe::Probe(ProbeOptions Options) : Interval(Options.interval) {
   const char *Dir = std::getenv("DDP_HARNESS_RUN_DIR");
   RunDir = Dir ? Dir : "";
-  Rank = envInt("RANK", 0);
-  WorldSize = envInt("WORLD_SIZE", 1);
+  LauncherRanks Ranks = launcher_ranks_or_single();
+  Rank = Ranks.rank;
+  WorldSize = Ranks.world_size;
   if (const char *V = std::getenv("DDP_HARNESS_PROBE_INTERVAL"); V && *V)
     Interval = std::atoll(V);
   if (Interval < 1)

@@ -2,6 +2,8 @@
 
 #include "ddpharness/ProcessGroup.h"
 
+#include "ddpharness/LauncherEnv.h"
+
 #include <torch/cuda.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -107,15 +109,13 @@ makeGloo(const c10::intrusive_ptr<c10d::Store> &Store, const Distributed &D,
                                        c10::DeviceType::CUDA});
 }
 
-/// Rank and world sizes from torchrun's variables.
+/// Rank and world sizes from the launcher's variables (LauncherEnv.h).
 void readRanks(Distributed &D) {
-  D.world_size = static_cast<int>(envInt("WORLD_SIZE", nullptr, 1, 1 << 16));
-  D.rank = static_cast<int>(envInt("RANK", nullptr, 0, D.world_size - 1));
-  D.local_rank =
-      static_cast<int>(envInt("LOCAL_RANK", "0", 0, D.world_size - 1));
-  D.local_world_size = static_cast<int>(
-      envInt("LOCAL_WORLD_SIZE", std::to_string(D.world_size).c_str(), 1,
-             D.world_size));
+  LauncherRanks R = read_launcher_ranks();
+  D.rank = R.rank;
+  D.world_size = R.world_size;
+  D.local_rank = R.local_rank;
+  D.local_world_size = R.local_world_size;
 }
 
 /// DDP_HARNESS_BACKEND when set, else NCCL where it can serve every local
@@ -179,7 +179,15 @@ struct Rendezvous {
   uint16_t Port;
 };
 
+/// Every launcher needs these: torchrun and `ddp-harness run` set them,
+/// mpirun passes them on with `-x MASTER_ADDR -x MASTER_PORT`, and a Slurm job
+/// script exports them before srun.
 Rendezvous readRendezvous() {
+  if (!std::getenv("MASTER_PORT") || !*std::getenv("MASTER_PORT"))
+    throw std::runtime_error(
+        "MASTER_PORT is not set; 'ddp-harness run' and torchrun set it, "
+        "mpirun needs '-x MASTER_ADDR -x MASTER_PORT', a Slurm job script "
+        "exports it");
   return {envOr("MASTER_ADDR", "127.0.0.1"),
           static_cast<uint16_t>(envInt("MASTER_PORT", nullptr, 1, 65535))};
 }

@@ -83,6 +83,11 @@ elif not libtorch_cuda():
 else:
     config.available_features.add("cuda")
 
+# Open MPI's mpirun (Debian's openmpi-bin) starts ranks for `run --launcher
+# mpirun`; not inside the LibTorch 2.x root, which has none.
+if not in_root and shutil.which("mpirun"):
+    config.available_features.add("mpirun")
+
 here = os.path.dirname(__file__)
 launcher_tools = os.path.join(here, "..", "launcher", "tools")
 config.substitutions.extend([

@@ -1,7 +1,8 @@
 //===- ProcessGroup.h - A process group from torchrun's environment -------===//
 //
-// Reads RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and
-// MASTER_PORT (what torchrun and `ddp-harness run` set), rendezvouses through
+// Reads the ranks from the launcher's variables (torchrun's and `ddp-harness
+// run`'s RANK..., Open MPI's, PMI's or Slurm's: LauncherEnv.h), MASTER_ADDR
+// and MASTER_PORT, rendezvouses through
 // a TCPStore served by rank 0, and builds the process group: Gloo for CPU
 // tensors, NCCL when CUDA is present and every local rank has a GPU of its
 // own, or when NCCL is asked for (local ranks then share the GPUs, NCCL
