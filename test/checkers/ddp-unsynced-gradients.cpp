@@ -1,7 +1,7 @@
 // Both entry points, the clang-tidy plugin and the driver, on the mock headers:
-// RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags 2>/dev/null \
+// RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -I%S/Inputs 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-GATED -implicit-check-not='{{warning|error|note}}:'
-// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags 2> %t.err \
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags -I%S/Inputs 2> %t.err \
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-GATED -implicit-check-not='{{warning|error|note}}:'
 // RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
 //
@@ -9,17 +9,17 @@
 // named in GradientSyncFunctions, are syncs:
 // RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' \
 // RUN:   -config="{CheckOptions: {CollectiveFunctions: '::fw::Communicator::sum', GradientSyncFunctions: '*[Rr]educe*[Gg]rad*;*[Ss]ync*[Gg]rad*;*[Aa]verage*[Gg]rad*;*[Aa]vg*[Gg]rad*;exchange_updates'}}" \
-// RUN:   -- %mock_flags -DWITH_OPTIONS 2>/dev/null \
+// RUN:   -- %mock_flags -I%S/Inputs -DWITH_OPTIONS 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-GATED -implicit-check-not='{{warning|error|note}}:'
 //
 // Code clang cannot build (a call into a missing header) may be the sync;
 // the missing header leaves the analysis vacuous, so the exit code is 3:
-// RUN: %expect_exit 3 %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags -DWITH_BROKEN_CODE 2> %t.broken.err \
+// RUN: %expect_exit 3 %ddplint %s --checks='-*,ddp-unsynced-gradients' -- %mock_flags -I%S/Inputs -DWITH_BROKEN_CODE 2> %t.broken.err \
 // RUN:   | FileCheck %s -check-prefixes=CHECK-MESSAGES,CHECK-GATED -implicit-check-not='{{warning|error|note}}:'
 // RUN: FileCheck %s -check-prefix=CHECK-ERROR -implicit-check-not='error:' < %t.broken.err
 //
 // A sync in an #ifdef branch counts where the branch is built, and only there:
-// RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -DUSE_GRADIENT_SYNC 2>/dev/null \
+// RUN: %clang_tidy %s -checks='-*,ddp-unsynced-gradients' -- %mock_flags -I%S/Inputs -DUSE_GRADIENT_SYNC 2>/dev/null \
 // RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
 //
 // test/integration runs this same file against the real LibTorch headers.
@@ -29,7 +29,7 @@
 #include <torch/csrc/autograd/function_hook.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#include "Inputs/wrapper.h"
+#include "wrapper.h"
 
 #include <cstdio>
 #include <cstdlib>

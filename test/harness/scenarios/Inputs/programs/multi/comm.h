@@ -1,7 +1,7 @@
 // The process group of the two-file program, from torchrun's environment.
 #pragma once
 
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/types.h>
 
 #include <vector>
@@ -9,7 +9,9 @@
 struct Comm {
   int rank = 0;
   int world = 1;
-  c10::intrusive_ptr<c10d::ProcessGroup> group;
+  // Gloo itself: a ProcessGroup in LibTorch 1.x, a Backend from 2.0 on;
+  // both have the collectives this program calls.
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
 };
 
 Comm connect_from_env();
