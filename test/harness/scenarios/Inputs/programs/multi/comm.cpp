@@ -2,6 +2,7 @@
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h> // TORCH_VERSION_MAJOR, for the 2.x store option below
 
 #include <cstdlib>
 
