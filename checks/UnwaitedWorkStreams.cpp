@@ -186,19 +186,22 @@ std::vector<StreamRace> sideStreamWaits(const Stmt &Body,
   std::vector<StreamRace> Races;
   std::vector<const CallExpr *> Calls = callsIn(Body, Context);
   std::vector<const Stmt *> Completions = orderingCalls(Calls);
-  std::vector<std::pair<const CallExpr *, const VarDecl *>> GuardedWaits;
+  struct GuardedWait {
+    const CallExpr *Wait;
+    const VarDecl *Guard;
+    const CompoundStmt *Scope; // the guard's block
+  };
+  std::vector<GuardedWait> GuardedWaits;
   for (const CallExpr *Call : Calls) {
     if (!Vocabulary::isWaitCall(*Call) || !isa<CXXMemberCallExpr>(Call))
       continue;
     const CompoundStmt *Scope = nullptr;
     if (const VarDecl *Guard = enclosingStreamGuard(*Call, Context, Scope))
-      GuardedWaits.push_back({Call, Guard});
+      GuardedWaits.push_back({Call, Guard, Scope});
     else
       Completions.push_back(Call); // a wait with the outer stream current
   }
-  for (auto [Wait, Guard] : GuardedWaits) {
-    const CompoundStmt *Scope = nullptr;
-    enclosingStreamGuard(*Wait, Context, Scope);
+  for (const auto &[Wait, Guard, Scope] : GuardedWaits) {
     const CallExpr *Collective =
         waitedCollective(*Wait, Calls, Vocab, Context);
     if (!Collective)
@@ -215,8 +218,8 @@ std::vector<StreamRace> sideStreamWaits(const Stmt &Body,
           Avoid.push_back(Decl); // a new tensor on the next iteration
       if (contains(Scope, U.Where) || !Flow.reachable(Wait, U.Where, Avoid))
         continue;
-      Races.push_back({Collective, Wait, U.Where, U.Tensor, guardStream(*Guard),
-                       nullptr});
+      Races.push_back({Collective, Wait, U.Where, U.Tensor,
+                       guardStream(*Guard), nullptr});
       break;
     }
   }

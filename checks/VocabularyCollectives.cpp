@@ -108,11 +108,6 @@ bool isWorkClass(const CXXRecordDecl &RD) {
          isSameOrDerivedFrom(RD, "c10d::ProcessGroup::Work");
 }
 
-bool isGlobalCFunction(const FunctionDecl &FD) {
-  return !isa<CXXMethodDecl>(FD) && FD.getDeclContext()->getRedeclContext()
-                                        ->isTranslationUnit();
-}
-
 /// A function of the project's own, defined in another translation unit (or
 /// pure virtual), named for a reducing collective in any spelling:
 /// `allReduce`, `all_reduce`, `Allreduce_Tensor`, `allgather`,
@@ -124,6 +119,11 @@ std::optional<CollectiveKind> namedCollective(const FunctionDecl &FD) {
 }
 
 } // namespace
+
+bool isGlobalCFunction(const FunctionDecl &FD) {
+  return !isa<CXXMethodDecl>(FD) && FD.getDeclContext()->getRedeclContext()
+                                        ->isTranslationUnit();
+}
 
 std::optional<CollectiveKind>
 Vocabulary::collectiveKindOfName(const FunctionDecl &FD) {

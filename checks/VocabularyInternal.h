@@ -21,6 +21,10 @@ namespace clang::tidy::ddp {
 
 std::string qualifiedName(const NamedDecl &D);
 
+/// A C function at file scope (not a method, not in a namespace): the shape
+/// of the MPI, NCCL and CUDA APIs.
+bool isGlobalCFunction(const FunctionDecl &FD);
+
 /// Whether RD is the class named QualName (no leading `::`; for templates,
 /// any specialization) or derives from it.
 bool isSameOrDerivedFrom(const CXXRecordDecl &RD, llvm::StringRef QualName);

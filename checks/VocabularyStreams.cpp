@@ -25,13 +25,11 @@ bool isRecordNamed(const CXXRecordDecl *RD,
   return false;
 }
 
-/// A C function at file scope: the CUDA runtime's and driver's API.
+/// One of the CUDA runtime's or driver's C functions \p Names.
 bool isCFunctionNamed(const FunctionDecl *FD,
                       std::initializer_list<llvm::StringRef> Names) {
-  if (!FD || isa<CXXMethodDecl>(FD) || !FD->getDeclName().isIdentifier() ||
-      !FD->getDeclContext()->getRedeclContext()->isTranslationUnit())
-    return false;
-  return llvm::is_contained(Names, FD->getName());
+  return FD && FD->getDeclName().isIdentifier() && isGlobalCFunction(*FD) &&
+         llvm::is_contained(Names, FD->getName());
 }
 
 bool isEventClass(const CXXRecordDecl *RD) {

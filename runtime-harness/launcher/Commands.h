@@ -24,6 +24,8 @@ int analyzeCommand(const std::vector<std::string> &Args);
 /// Prints "ddp-harness <command>: error: <message>" to stderr and returns
 /// ExitHarnessError.
 int reportHarnessError(const std::string &Command, const std::string &Message);
+/// The exit code of `run` (and `run --launcher`) for a launch's verdict.
+int exitCodeFor(const LaunchResult &R);
 
 /// `run`'s report of \p Run: the tables and the summary, or one JSON object
 /// on stdout; \p Process says how the processes ended.

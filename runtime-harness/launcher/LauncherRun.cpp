@@ -61,20 +61,6 @@ std::vector<std::string> ddpharness::foreignLauncherCommand(
   return Cmd;
 }
 
-static int exitCodeOf(const LaunchResult &R) {
-  switch (R.Verdict) {
-  case ProcessVerdict::Ok:
-    return ExitOk;
-  case ProcessVerdict::Hang:
-    return ExitHang;
-  case ProcessVerdict::Crash:
-    return ExitCrash;
-  case ProcessVerdict::Interrupted:
-    return 128 + R.InterruptSignal;
-  }
-  return ExitOk;
-}
-
 int ddpharness::runUnderLauncher(const std::string &Launcher,
                                  LaunchOptions Options, bool Json) {
   llvm::Expected<std::string> Path = resolveExecutable(Launcher);
@@ -103,7 +89,7 @@ int ddpharness::runUnderLauncher(const std::string &Launcher,
                                           harnessRecordJson(Options,
                                                             *Launched)))
     Warnings.push_back(llvm::toString(std::move(E)));
-  int ExitCode = exitCodeOf(*Launched);
+  int ExitCode = exitCodeFor(*Launched);
   llvm::Expected<AnalysedRun> Run = analyseRunDirectoryOf(
       Options.RunDir, Options.NumRanks, /*MissingIsError=*/false, Warnings);
   if (!Run) {

@@ -40,7 +40,7 @@ int ddpharness::reportHarnessError(const std::string &Command,
   return ExitHarnessError;
 }
 
-static int exitCodeFor(const LaunchResult &R) {
+int ddpharness::exitCodeFor(const LaunchResult &R) {
   switch (R.Verdict) {
   case ProcessVerdict::Ok:
     return ExitOk;
