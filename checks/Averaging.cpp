@@ -121,9 +121,11 @@ bool Averaging::isPerRank(const Expr *E) const {
       return PerRankDecls.contains(DRE->getDecl());
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return PerRankDecls.contains(ME->getMemberDecl());
+    // An integer quotient is a count per rank (`batch / world`), not a scale.
     if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
       if (Binary->getOpcode() == BO_Div)
-        return isWorldSize(Binary->getRHS());
+        return !Binary->getType()->isIntegerType() &&
+               isWorldSize(Binary->getRHS());
       if (Binary->getOpcode() == BO_Mul)
         return isPerRank(Binary->getLHS()) || isPerRank(Binary->getRHS());
       return false;

@@ -178,7 +178,7 @@ bool GradientModel::keptThroughDeclaration(const CodeUnit &U, const Expr *E,
 
 GradientModel::GradientBuffers
 GradientModel::gradientBuffers(const CodeUnit &U, const CallExpr &Call) const {
-  std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call);
+  std::optional<CollectiveInfo> Info = collectiveOf(U, Call);
   if (!Info || Info->Kind == CollectiveKind::Barrier ||
       Info->Kind == CollectiveKind::Scatter ||
       Info->Kind == CollectiveKind::AllToAll)

@@ -130,6 +130,16 @@ bool GradientModel::waitsOnGradientWork(const CallExpr &Call) const {
   });
 }
 
+std::optional<CollectiveInfo>
+GradientModel::collectiveOf(const CodeUnit &U, const CallExpr &Call) const {
+  if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call))
+    return Info;
+  // An instantiated template is analysed in its instantiations.
+  const FunctionDecl *Callee = nullptr;
+  return U.Reported ? Vocabulary::classifyUnresolvedCollective(Call, Callee)
+                    : std::nullopt;
+}
+
 bool GradientModel::looksLikeCommunicator(const CXXRecordDecl *RD) {
   return nameContainsAny(identifierName(RD),
                          {"comm", "group", "dist", "collective", "mpi", "nccl",

@@ -120,6 +120,11 @@ public:
   /// for a log line) or changes it in place: reducing it changes neither
   /// the gradients nor what the optimizer steps with.
   enum class GradientBuffers { None, OnlyCopies, Gradients };
+  /// The collective \p Call issues: the vocabulary's, or in a template
+  /// nothing instantiates (a reported unit), an MPI or NCCL call its
+  /// dependent arguments left unresolved.
+  std::optional<CollectiveInfo> collectiveOf(const CodeUnit &U,
+                                             const CallExpr &Call) const;
   GradientBuffers gradientBuffers(const CodeUnit &U, const CallExpr &Call) const;
   /// A reducing or gathering collective with a gradient among its buffers,
   /// other than a copy made for the collective alone.
@@ -252,6 +257,8 @@ private:
   /// The unit a local variable is declared in.
   CodeUnit *ownerUnit(const VarDecl &Var) const;
   unsigned declRole(const CodeUnit &U, const ValueDecl *D) const;
+  /// A field's role: what was stored into it, or its gradient name.
+  unsigned fieldRole(const ValueDecl *Field) const;
   void findGradientWork();
   bool waitsOnGradientWork(const CallExpr &Call) const;
   bool isOpaqueSync(const CodeUnit &U, const CallExpr &Call) const;

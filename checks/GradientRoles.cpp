@@ -52,12 +52,21 @@ unsigned GradientModel::declRole(const CodeUnit &U, const ValueDecl *D) const {
   if (!D)
     return NoRole;
   if (isa<FieldDecl>(D))
-    return FieldRoles.lookup(D);
+    return fieldRole(D);
   unsigned Role = NoRole;
   for (const CodeUnit *C = &U; C; C = C->Enclosing)
     Role |= C->Roles.lookup(D);
   if (isa<ParmVarDecl>(D))
     Role |= ParamRoles.lookup(D);
+  return Role;
+}
+
+unsigned GradientModel::fieldRole(const ValueDecl *Field) const {
+  unsigned Role = FieldRoles.lookup(Field);
+  // A homegrown layer's gradient storage, by its name: `dw_`, `grad_weight`.
+  if (mayHoldTensor(Field->getType()) &&
+      Vocabulary::namesGradientStorage(identifierName(Field)))
+    Role |= GradientRole;
   return Role;
 }
 
@@ -165,7 +174,7 @@ unsigned GradientModel::role(const CodeUnit &U, const Expr *E) const {
       return declRole(U, DRE->getDecl());
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return isa<FieldDecl>(ME->getMemberDecl())
-                 ? FieldRoles.lookup(ME->getMemberDecl())
+                 ? fieldRole(ME->getMemberDecl())
                  : NoRole;
     if (std::optional<unsigned> Combined = combinedRole(U, E))
       return *Combined;
@@ -359,7 +368,7 @@ void GradientModel::propagateCall(CodeUnit &U, const CallExpr &Call,
   };
   // A collective leaves in every buffer what any buffer held: the output
   // of `all_reduce(comm, in, n, out, op)` holds gradients when `in` did.
-  if (Vocab.classifyCollective(Call)) {
+  if (collectiveOf(U, Call)) {
     unsigned Bits = ArgumentRoles();
     for (const Expr *Arg : Call.arguments())
       if (Vocabulary::isCollectiveBufferType(Arg->getType()))

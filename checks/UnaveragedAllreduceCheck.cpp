@@ -170,9 +170,12 @@ void UnaveragedAllreduceCheck::report(const Expr &Reduction,
                                       const std::string &Name,
                                       const CallExpr *SteppedAt,
                                       const CallExpr *Inside) {
-  CollectiveApi Api =
-      Vocab.classifyCollective(Inside ? *Inside : cast<CallExpr>(Reduction))
-          ->Api;
+  const auto &Call = Inside ? *Inside : cast<CallExpr>(Reduction);
+  std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call);
+  const FunctionDecl *Unresolved = nullptr;
+  if (!Info)
+    Info = Vocabulary::classifyUnresolvedCollective(Call, Unresolved);
+  CollectiveApi Api = Info ? Info->Api : CollectiveApi::Named;
   diag(Reduction.getExprLoc(),
        "%0 sums the gradients over all ranks and nothing divides them by "
        "the world size before the optimizer step: gradients are summed "

@@ -327,6 +327,10 @@ public:
   static std::optional<RawCopy> rawDataCopy(const CallExpr &Call);
   /// `torch::autograd::grad`: returns the gradients it computes.
   static bool returnsGradients(const FunctionDecl &FD);
+  /// A field named as a homegrown layer names its gradient storage: a word
+  /// `grad...` (`grad_weight`, `sum_grad_`, `weightGrads`), `nabla...`, or
+  /// the derivative spellings `dw`, `db`, `dW`, `d_weight`, `dbias`.
+  static bool namesGradientStorage(llvm::StringRef Name);
   /// A function of LibTorch, the standard library or boost (never a
   /// hand-written gradient sync).
   static bool isLibraryFunction(const FunctionDecl &FD);

@@ -29,7 +29,7 @@ bool Vocabulary::keepsObjectData(llvm::StringRef Method) {
              "toType", "squeeze", true)
       .Cases("unsqueeze", "chunk", "split", "unbind", "value", "front", "back",
              "at", "begin", true)
-      .Cases("end", "get", true)
+      .Cases("end", "get", "dptr", true)
       .Default(false);
 }
 
@@ -128,6 +128,53 @@ std::optional<Vocabulary::RawCopy> Vocabulary::rawDataCopy(const CallExpr &Call)
 
 bool Vocabulary::returnsGradients(const FunctionDecl &FD) {
   return qualifiedName(FD) == "torch::autograd::grad";
+}
+
+namespace {
+
+/// The words of an identifier, lowercased: `sum_grad_` -> sum, grad;
+/// `weightGrads` -> weight, grads; `dW` -> d, w.
+llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
+  llvm::SmallVector<std::string, 4> Words;
+  std::string Word;
+  auto Flush = [&] {
+    if (!Word.empty())
+      Words.push_back(Word);
+    Word.clear();
+  };
+  for (size_t I = 0; I < Name.size(); ++I) {
+    char C = Name[I];
+    if (!llvm::isAlnum(C)) {
+      Flush();
+      continue;
+    }
+    if (C >= 'A' && C <= 'Z' && I > 0 && Name[I - 1] >= 'a' && Name[I - 1] <= 'z')
+      Flush();
+    Word.push_back(llvm::toLower(C));
+  }
+  Flush();
+  return Words;
+}
+
+} // namespace
+
+bool Vocabulary::namesGradientStorage(llvm::StringRef Name) {
+  llvm::SmallVector<std::string, 4> Words = identifierWords(Name);
+  auto IsGradientWord = [](llvm::StringRef W) {
+    // Not a school's grades, nor a gradual warm-up.
+    if (W.startswith("grade") || W.startswith("gradu") || W.startswith("grada"))
+      return false;
+    return W.startswith("grad") || W.startswith("nabla");
+  };
+  if (llvm::any_of(Words, IsGradientWord))
+    return true;
+  // `dw_`, `d_weight`, `dW`, `dbias`: the derivative of one weight tensor.
+  std::string Joined;
+  for (const std::string &W : Words)
+    Joined += W;
+  return llvm::StringSwitch<bool>(Joined)
+      .Cases("dw", "db", "dweight", "dweights", "dbias", "dbiases", true)
+      .Default(false);
 }
 
 bool Vocabulary::isLibraryFunction(const FunctionDecl &FD) {

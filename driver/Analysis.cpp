@@ -3,6 +3,7 @@
 #include "Analysis.h"
 #include "InactiveCode.h"
 #include "SdkFallback.h"
+#include "StdIncludes.h"
 #include "SystemBodies.h"
 #include "Vacuity.h"
 
@@ -249,7 +250,7 @@ void keepObservations(Observations &Seen, UnitResult &Result,
 /// The adjustments of every compile command: the configured arguments,
 /// no plugins, and the SDK fallback's directory.
 void appendAdjusters(tooling::ClangTool &Tool, ClangTidyContext &Context,
-                     StringRef SdkFallback) {
+                     StringRef SdkFallback, ArrayRef<std::string> ForcedIncludes) {
   Tool.appendArgumentsAdjuster(
       [&Context](const tooling::CommandLineArguments &Args,
                  StringRef Filename) {
@@ -260,6 +261,10 @@ void appendAdjusters(tooling::ClangTool &Tool, ClangTidyContext &Context,
   // ones included, is searched before the fallback.
   Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
       sdkFallbackArguments(SdkFallback), tooling::ArgumentInsertPosition::END));
+  if (!ForcedIncludes.empty())
+    Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+        forcedIncludeArguments(ForcedIncludes),
+        tooling::ArgumentInsertPosition::END));
 }
 
 /// Generated code can nest an expression tens of thousands deep. clang's
@@ -282,6 +287,32 @@ void runOnLargeStack(tooling::ClangTool &Tool,
 UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
                          llvm::StringRef File, Inputs *Dependencies,
                          const PreambleUse *Preamble) {
+  UnitResult Result = runOnce(Compilations, File, Dependencies, Preamble, {});
+  // Standard names the unit never includes: once more with their headers,
+  // and a second time for what those headers' templates then miss.
+  std::vector<std::string> Added;
+  for (unsigned Round = 0; Round < 2 && Result.ToolError.empty(); ++Round) {
+    std::vector<std::string> Missing = missingStandardHeaders(Result.CompileErrors);
+    llvm::erase_if(Missing, [&](const std::string &H) {
+      return llvm::is_contained(Added, H);
+    });
+    if (Missing.empty())
+      break;
+    Added.insert(Added.end(), Missing.begin(), Missing.end());
+    Inputs Again;
+    Result = runOnce(Compilations, File, Dependencies ? &Again : nullptr,
+                     Preamble, Added);
+    Result.AddedIncludes = Added;
+    if (Dependencies)
+      *Dependencies = std::move(Again);
+  }
+  return Result;
+}
+
+UnitResult Analyser::runOnce(const tooling::CompilationDatabase &Compilations,
+                             llvm::StringRef File, Inputs *Dependencies,
+                             const PreambleUse *Preamble,
+                             ArrayRef<std::string> ForcedIncludes) {
   ClangTidyContext &Context = *this->Context;
   UnitResult Result;
   Result.File = File.str();
@@ -290,7 +321,7 @@ UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
     return Result;
   tooling::ClangTool Tool(Compilations, {Result.File},
                           std::make_shared<PCHContainerOperations>(), BaseFS);
-  appendAdjusters(Tool, Context, SdkFallback);
+  appendAdjusters(Tool, Context, SdkFallback, ForcedIncludes);
 
   ClangTidyDiagnosticConsumer DiagConsumer(Context, nullptr,
                                            /*RemoveIncompatibleErrors=*/true,

@@ -65,7 +65,9 @@ public:
   };
 
   /// Analyses File. When Dependencies is given, it receives what the
-  /// result depends on.
+  /// result depends on. A unit whose errors say it names standard-library
+  /// symbols it never includes is analysed again with those headers
+  /// force-included (StdIncludes.h).
   UnitResult run(const clang::tooling::CompilationDatabase &Compilations,
                  llvm::StringRef File, Inputs *Dependencies = nullptr,
                  const PreambleUse *Preamble = nullptr);
@@ -87,6 +89,12 @@ public:
   }
 
 private:
+  /// One analysis of File, with ForcedIncludes (StdIncludes.h) added.
+  UnitResult runOnce(const clang::tooling::CompilationDatabase &Compilations,
+                     llvm::StringRef File, Inputs *Dependencies,
+                     const PreambleUse *Preamble,
+                     llvm::ArrayRef<std::string> ForcedIncludes);
+
   std::unique_ptr<clang::tidy::ClangTidyContext> Context;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> DiagIDs;
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> BaseFS;

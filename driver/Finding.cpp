@@ -164,6 +164,8 @@ json::Value toJSON(const UnitResult &U) {
     O["vacuous"] = U.Vacuous;
   if (!U.SdkFallbacks.empty())
     O["sdk_fallbacks"] = U.SdkFallbacks;
+  if (!U.AddedIncludes.empty())
+    O["added_includes"] = U.AddedIncludes;
   if (!Inactive.empty())
     O["inactive"] = std::move(Inactive);
   return std::move(O);
@@ -276,6 +278,7 @@ bool fromJSON(const json::Value &V, UnitResult &U, json::Path P) {
          O.mapOptional("tool_error", U.ToolError) &&
          O.mapOptional("vacuous", U.Vacuous) &&
          O.mapOptional("sdk_fallbacks", U.SdkFallbacks) &&
+         O.mapOptional("added_includes", U.AddedIncludes) &&
          O.mapOptional("inactive", U.Inactive);
 }
 

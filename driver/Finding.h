@@ -96,6 +96,9 @@ struct UnitResult {
   /// SDK headers, as included ("nccl.h"), that nothing on the include path
   /// provided, so ddplint's fallback declarations stood in (SdkFallback.h).
   std::vector<std::string> SdkFallbacks;
+  /// Standard headers ("functional") the unit names symbols of without
+  /// including them, force-included for its analysis (StdIncludes.h).
+  std::vector<std::string> AddedIncludes;
   /// Distributed code in skipped preprocessor branches of the main file and
   /// its user headers.
   std::vector<InactiveRegion> Inactive;

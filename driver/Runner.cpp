@@ -8,6 +8,7 @@
 #include "Configuration.h"
 #include "Preamble.h"
 #include "SdkFallback.h"
+#include "StdIncludes.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -108,13 +109,15 @@ private:
   std::chrono::steady_clock::time_point Start;
 };
 
-/// With -v, what the unit's result leaves out: the SDK headers only the
-/// fallback provided, and distributed code in skipped branches of the main
-/// file and of the project's own headers (those under the directory ddplint
+/// With -v, what the unit's result leaves out or adds: the SDK headers only
+/// the fallback provided, the standard headers it forgot to include, and
+/// distributed code in skipped branches of the main file and of the project's own headers (those under the directory ddplint
 /// runs in; a library's headers given with -I are not news).
 void sayWhatWasMissed(Progress &Status, const UnitResult &R) {
   if (!R.SdkFallbacks.empty())
     Status.say(shownPath(R.File) + ": " + describeSdkFallback(R.SdkFallbacks));
+  if (!R.AddedIncludes.empty())
+    Status.say(shownPath(R.File) + ": " + describeAddedIncludes(R.AddedIncludes));
   for (const InactiveRegion &Region : R.Inactive) {
     std::string Shown = shownPath(Region.File);
     if (Region.File != R.File && sys::path::is_absolute(Shown))

@@ -1,0 +1,133 @@
+// ddp-unaveraged-allreduce on homegrown networks that keep their gradients in
+// fields named as such (`dw_`, `nabla_w`, `sum_grad_`) and sum them with MPI.
+// Mock headers only; both entry points.
+// RUN: %clang_tidy %s -checks='-*,ddp-unaveraged-allreduce' -- %mock_flags 2>/dev/null \
+// RUN:   | FileCheck %s -implicit-check-not='{{warning|error|note}}:'
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-unaveraged-allreduce' -- %mock_flags 2> %t.err \
+// RUN:   | FileCheck %s -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
+
+#include <mpi.h>
+
+#include <vector>
+
+using Matrix = std::vector<std::vector<float>>;
+
+std::vector<float> flatten(const Matrix &m) {
+  std::vector<float> out;
+  for (const auto &row : m)
+    out.insert(out.end(), row.begin(), row.end());
+  return out;
+}
+
+// A layer that keeps its weight gradient in `dw_` and steps itself.
+struct Layer {
+  Matrix w_, dw_;
+  float lr_ = 0.1f;
+  void step() {
+    for (size_t i = 0; i < w_.size(); ++i)
+      for (size_t j = 0; j < w_[i].size(); ++j)
+        w_[i][j] -= lr_ * dw_[i][j];
+  }
+};
+
+// BUG: the layer's gradients are summed and copied back; nothing divides.
+void allreduce_grad(Layer &l) {
+  std::vector<float> send = flatten(l.dw_);
+  std::vector<float> recv(send.size());
+  MPI_Allreduce(send.data(), recv.data(), (int)send.size(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-1]]:3: warning: 'MPI_Allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step{{.*}}divide them by the size MPI_Comm_size reports, after the reduction [ddp-unaveraged-allreduce]
+  for (size_t i = 0; i < l.dw_.size(); ++i)
+    for (size_t j = 0; j < l.dw_[i].size(); ++j)
+      l.dw_[i][j] = recv[i * l.dw_[i].size() + j];
+}
+
+// OK: the same, divided by the world size on the way back.
+void allreduce_mean_grad(Layer &l) {
+  int world = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  std::vector<float> send = flatten(l.dw_);
+  std::vector<float> recv(send.size());
+  MPI_Allreduce(send.data(), recv.data(), (int)send.size(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  for (size_t i = 0; i < l.dw_.size(); ++i)
+    for (size_t j = 0; j < l.dw_[i].size(); ++j)
+      l.dw_[i][j] = recv[i * l.dw_[i].size() + j] / world;
+}
+
+// A network in the style of a textbook: per-layer `nabla_w` reduced into
+// `nabla_w_sum` on the root, which updates with eta over its own share of
+// the batch.
+class Network {
+public:
+  void reduce_gradients();
+  void update(float eta);
+  void train(float eta) {
+    reduce_gradients();
+    update(eta);
+  }
+
+private:
+  int layers = 2, sizes[3] = {4, 4, 2};
+  int batch_size = 64, workers = 1, rank = 0;
+  int worker_batch = 0;
+  float **weights = nullptr, **nabla_w = nullptr, **nabla_w_sum = nullptr;
+  void setup() {
+    MPI_Comm_size(MPI_COMM_WORLD, &workers);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    // A count per rank, not a scale: dividing by it multiplies by the
+    // number of workers.
+    worker_batch = batch_size / workers;
+  }
+  void multiply(float *out, const float *a, int n, int batch);
+  void backprop() {
+    for (int i = 0; i < layers; ++i)
+      multiply(nabla_w[i], weights[i], sizes[i], worker_batch);
+  }
+};
+
+// BUG: summed to the root, then stepped with eta / (batch / workers): every
+// update is `workers` times too large.
+void Network::reduce_gradients() {
+  for (int i = 0; i < layers; ++i)
+    MPI_Reduce(nabla_w[i], nabla_w_sum[i], sizes[i + 1] * sizes[i], MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-1]]:5: warning: 'MPI_Reduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step{{.*}} [ddp-unaveraged-allreduce]
+}
+
+void Network::update(float eta) {
+  if (rank != 0)
+    return;
+  for (int i = 0; i < layers; ++i)
+    for (int j = 0; j < sizes[i + 1] * sizes[i]; ++j)
+      weights[i][j] -= (eta / worker_batch) * nabla_w_sum[i][j];
+}
+
+// A device buffer class of the framework, and an optimizer template nothing
+// instantiates that all-reduces its summed gradient buffer.
+template <typename T> struct DeviceMemory {
+  T *dptr();
+  void add_scaled(T alpha, DeviceMemory &x, T beta, int n);
+};
+
+template <typename T> class DataParallelSGD {
+public:
+  // BUG: the summed gradient steps the parameters as it is.
+  void step(T alpha) {
+    MPI_Allreduce(sum_grad_.dptr(), recv_sum_grad_.dptr(), dim_, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    // CHECK: :[[@LINE-1]]:5: warning: 'MPI_Allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step{{.*}} [ddp-unaveraged-allreduce]
+    param_.add_scaled(-alpha, recv_sum_grad_, T(1), dim_);
+  }
+
+private:
+  int dim_ = 0;
+  DeviceMemory<T> param_, sum_grad_, recv_sum_grad_;
+};
+
+// OK: names that only look like gradients are not gradients: a student's
+// grades summed over ranks, a warm-up that is gradual.
+struct Survey {
+  std::vector<float> grades_, gradual_warmup_;
+  void total() {
+    MPI_Allreduce(MPI_IN_PLACE, grades_.data(), (int)grades_.size(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, gradual_warmup_.data(), 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  }
+};
