@@ -422,14 +422,9 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
 
 void PerParameterAllreduceCheck::checkHelper(const CallExpr &Call,
                                              ASTContext &Context) {
+  // Also a transport of the project's own, known by its name
+  // (CollectiveSites).
   std::optional<CollectiveSite> What = sites(Context).collective(Call);
-  // A transport of the project's own (sockets, shared memory) issues
-  // nothing the vocabulary knows; its name says what it is.
-  if (!What && Call.getDirectCallee())
-    if (std::optional<CollectiveKind> Kind =
-            Vocabulary::collectiveKindOfName(*Call.getDirectCallee()))
-      What = CollectiveSite{CollectiveSite::Via::Helper,
-                            Call.getDirectCallee(), nullptr, Kind};
   if (!What || What->How != CollectiveSite::Via::Helper)
     return;
   // A helper that hands back its Work lets the caller overlap the rounds.

@@ -166,6 +166,16 @@ bool Vocabulary::namesGradientStorage(llvm::StringRef Name) {
       return false;
     return W.startswith("grad") || W.startswith("nabla");
   };
+  // What is about gradients without holding one: `requires_grad_`,
+  // `grad_fn_`, `grad_hooks_`, `grad_scaler_`, `grad_mode_`.
+  auto IsAboutGradients = [](llvm::StringRef W) {
+    return llvm::StringSwitch<bool>(W)
+        .Cases("requires", "fn", "func", "function", "hook", "hooks", true)
+        .Cases("mode", "enabled", "enable", "scaler", "clip", "norm", true)
+        .Default(false);
+  };
+  if (llvm::any_of(Words, IsAboutGradients))
+    return false;
   if (llvm::any_of(Words, IsGradientWord))
     return true;
   // `dw_`, `d_weight`, `dW`, `dbias`: the derivative of one weight tensor.

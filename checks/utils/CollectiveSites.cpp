@@ -97,11 +97,20 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD || Vocab.returnsRank(*Call) || Vocab.rankOutputArgument(*Call))
     return std::nullopt;
+  // A transport of the project's own (sockets, shared memory) issues
+  // nothing the vocabulary knows; a function named as one collective
+  // (`all_reduce(tensor)`, a pure virtual `allReduce`) is that collective.
+  std::optional<CollectiveKind> Named = Vocabulary::collectiveKindOfName(*FD);
+  auto ByName = [&]() -> std::optional<CollectiveSite> {
+    if (!Named)
+      return std::nullopt;
+    return CollectiveSite{CollectiveSite::Via::Helper, FD, nullptr, Named};
+  };
   if (const FunctionDecl *Body = userDefinition(*FD)) {
     if (std::optional<CollectiveSite> Inner = issues(*Body))
       return CollectiveSite{CollectiveSite::Via::Helper, FD, Inner->Api,
                             Inner->Kind};
-    return std::nullopt;
+    return ByName();
   }
   if (inSystemHeader(*FD)) {
     // std::make_shared<Wrapper>(...) and friends run Wrapper's constructor.
@@ -120,7 +129,7 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
       handsCommunicator(*Call, /*InStructs=*/false))
     return CollectiveSite{CollectiveSite::Via::Communicator, FD, nullptr,
                           std::nullopt};
-  return std::nullopt;
+  return ByName();
 }
 
 std::optional<CollectiveSite>

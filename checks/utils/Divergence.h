@@ -272,6 +272,9 @@ private:
   void storageRoots(const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Out,
                     unsigned Depth = 0) const;
   bool isGradient(const Expr *E, unsigned Depth = 0) const;
+  /// A field a homegrown autograd keeps a gradient in (`meta->grad_`), by
+  /// its name: testing it for null asks whether this rank has a gradient.
+  bool isGradientStorage(const Expr *E) const;
   bool isParameterLike(const Expr *E, unsigned Depth = 0) const;
   bool isHookParameter(const ParmVarDecl &P) const;
   /// Records the value of \p S (an expression) and applies what it does to

@@ -157,6 +157,12 @@ bool FunctionDivergence::isGradient(const Expr *E, unsigned Depth) const {
   return false;
 }
 
+bool FunctionDivergence::isGradientStorage(const Expr *E) const {
+  const auto *ME = E ? dyn_cast<MemberExpr>(stripObjectWrappers(E)) : nullptr;
+  return ME && isa<FieldDecl>(ME->getMemberDecl()) &&
+         Vocabulary::namesGradientStorage(identifierName(ME->getMemberDecl()));
+}
+
 /// The gradient a tensor hook receives: a parameter of a lambda passed to
 /// `register_hook`. Autograd calls the hook with the gradient it computed,
 /// so the gradient is always there.
@@ -250,6 +256,11 @@ Divergence FunctionDivergence::evaluate(const Expr *E) {
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     return evaluateMember(*ME);
+  // `if (!layer->grad)` on a raw pointer to a homegrown gradient.
+  if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E);
+      Cast && Cast->getCastKind() == CK_PointerToBoolean &&
+      isGradientStorage(Cast->getSubExpr()))
+    return Divergence::seed(DivergenceSource::GradientPresence, Cast);
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return evaluateCall(*Call);
   // `{.rank = rank, .state = state}` handed to a helper: a rank placed in a
@@ -312,6 +323,10 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr &Call) {
 
   if (std::optional<Divergence> D = tensorQueryValue(Call, *FD, Object))
     return *D;
+  // `!meta->grad_` on a homegrown autograd's gradient handle.
+  if (isa<CXXConversionDecl>(FD) && Call.getType()->isBooleanType() &&
+      isGradientStorage(Object))
+    return Divergence::seed(DivergenceSource::GradientPresence, &Call);
   if (std::optional<Divergence> D = extentValue(Call, *FD, Object))
     return *D;
   if (std::optional<Divergence> D = userCallValue(Call, *FD, Object))
