@@ -11,6 +11,7 @@
 
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace clang::tidy::ddp {
@@ -45,6 +46,31 @@ bool isPathType(QualType T) {
 const Expr *pathArgument(const CallExpr &Call) {
   const Expr *Path = Call.getArg(1);
   return isPathType(Path->getType()) ? Path : nullptr;
+}
+
+/// A checkpoint writer (\p Saves) or reader of the project whose body is
+/// out of sight, named for what it does (`Checkpoint::save_checkpoint(model,
+/// path)`, `loadModel(net, file)`), called with a file name: that name.
+const Expr *outOfSightCheckpointPath(const CallExpr &Call, bool Saves) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || FD->isDefined() ||
+      FD->getASTContext().getSourceManager().isInSystemHeader(FD->getLocation()))
+    return nullptr;
+  llvm::SmallVector<std::string, 4> Words = identifierWords(identifierName(FD));
+  auto Has = [&](std::initializer_list<llvm::StringRef> Any) {
+    return llvm::any_of(Words, [&](const std::string &W) {
+      return llvm::is_contained(Any, llvm::StringRef(W));
+    });
+  };
+  bool Verb = Saves ? Has({"save", "dump", "store"})
+                    : Has({"load", "restore", "resume"});
+  if (!Verb || !Has({"checkpoint", "ckpt", "model", "weights", "snapshot",
+                     "state", "params", "parameters"}))
+    return nullptr;
+  for (const Expr *Arg : Call.arguments())
+    if (isPathType(Arg->getType()))
+      return Arg;
+  return nullptr;
 }
 
 /// The `c10::Device` construction an expression denotes, also through a
@@ -145,16 +171,21 @@ std::optional<FileAccess> Vocabulary::fileAccess(const Expr &E) {
 }
 
 const Expr *Vocabulary::checkpointSavePath(const CallExpr &Call) {
-  return isSerializeCall(Call, "torch::save") ? pathArgument(Call) : nullptr;
+  if (isSerializeCall(Call, "torch::save"))
+    return pathArgument(Call);
+  return outOfSightCheckpointPath(Call, /*Saves=*/true);
 }
 
 const Expr *Vocabulary::checkpointLoadPath(const CallExpr &Call) {
-  return isSerializeCall(Call, "torch::load") ? pathArgument(Call) : nullptr;
+  if (isSerializeCall(Call, "torch::load"))
+    return pathArgument(Call);
+  return outOfSightCheckpointPath(Call, /*Saves=*/false);
 }
 
 std::optional<Vocabulary::FixedDevice>
 Vocabulary::checkpointLoadDevice(const CallExpr &Call) {
-  if (!checkpointLoadPath(Call) || Call.getNumArgs() < 3)
+  if (!isSerializeCall(Call, "torch::load") || !checkpointLoadPath(Call) ||
+      Call.getNumArgs() < 3)
     return std::nullopt;
   const Expr *Arg = Call.getArg(2);
   const CXXConstructExpr *Device = deviceConstruction(Arg);

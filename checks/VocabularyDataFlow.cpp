@@ -130,34 +130,6 @@ bool Vocabulary::returnsGradients(const FunctionDecl &FD) {
   return qualifiedName(FD) == "torch::autograd::grad";
 }
 
-namespace {
-
-/// The words of an identifier, lowercased: `sum_grad_` -> sum, grad;
-/// `weightGrads` -> weight, grads; `dW` -> d, w.
-llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
-  llvm::SmallVector<std::string, 4> Words;
-  std::string Word;
-  auto Flush = [&] {
-    if (!Word.empty())
-      Words.push_back(Word);
-    Word.clear();
-  };
-  for (size_t I = 0; I < Name.size(); ++I) {
-    char C = Name[I];
-    if (!llvm::isAlnum(C)) {
-      Flush();
-      continue;
-    }
-    if (C >= 'A' && C <= 'Z' && I > 0 && Name[I - 1] >= 'a' && Name[I - 1] <= 'z')
-      Flush();
-    Word.push_back(llvm::toLower(C));
-  }
-  Flush();
-  return Words;
-}
-
-} // namespace
-
 bool Vocabulary::namesGradientStorage(llvm::StringRef Name) {
   llvm::SmallVector<std::string, 4> Words = identifierWords(Name);
   auto IsGradientWord = [](llvm::StringRef W) {

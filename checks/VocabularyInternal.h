@@ -50,6 +50,10 @@ llvm::StringRef dependentMemberName(const CallExpr &Call);
 /// (`optimizer_`, `optim`).
 bool isOptimizerName(llvm::StringRef Name);
 
+/// The words of an identifier, lowercased: `sum_grad_` -> sum, grad;
+/// `saveCheckpoint` -> save, checkpoint; `dW` -> d, w.
+llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name);
+
 } // namespace clang::tidy::ddp
 
 #endif // DDPLINT_CHECKS_VOCABULARYINTERNAL_H

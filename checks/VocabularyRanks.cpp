@@ -56,6 +56,13 @@ std::optional<llvm::StringRef> stringArgument(const CallExpr &Call, unsigned I) 
 bool isUpperAscii(char C) { return C >= 'A' && C <= 'Z'; }
 bool isLowerAscii(char C) { return C >= 'a' && C <= 'z'; }
 
+
+bool isBoolType(QualType T) {
+  return !T.isNull() && T.getNonReferenceType()->isBooleanType();
+}
+
+} // namespace
+
 /// The lower-case words of an identifier: `local_rank`, `localRank` and
 /// `LOCAL_RANK` all give {local, rank}; `m_rank_` gives {m, rank}.
 llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
@@ -84,12 +91,6 @@ llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
   Flush();
   return Words;
 }
-
-bool isBoolType(QualType T) {
-  return !T.isNull() && T.getNonReferenceType()->isBooleanType();
-}
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // Rank sources

@@ -305,3 +305,43 @@ void false_negative_load_in_caller(c10d::ProcessGroup &pg, Net &model) {
   save_on_rank0(pg, model);
   torch::load(model, "split.pt");
 }
+
+//===----------------------------------------------------------------------===//
+// Checkpoint helpers defined in another file, known by their names
+//===----------------------------------------------------------------------===//
+
+struct Checkpoint {
+  static void save_checkpoint(const Net &model, const std::string &path);
+  static void load_checkpoint(Net &model, const std::string &path);
+};
+void saveModelWeights(const Net &model, const char *file);
+void save_log(const std::string &path, const std::string &line);
+
+// Every rank calls the writer with one path.
+void every_rank_calls_writer(c10d::ProcessGroup &pg, Net &model,
+                             const std::string &save_path) {
+  pg.barrier()->wait();
+  Checkpoint::save_checkpoint(model, save_path);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: every rank writes checkpoint 'save_path' at the same time{{.*}} [ddp-checkpoint-race]
+}
+
+// Rank 0 writes through the helper, the others read through the other one.
+void helper_hand_off(c10d::ProcessGroup &pg, Net &model) {
+  if (pg.getRank() == 0)
+    saveModelWeights(model, "weights.bin");
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: checkpoint "weights.bin" is written on one rank and read on the others with no collective in between{{.*}} [ddp-checkpoint-race]
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: note: {{.*}}
+  Checkpoint::load_checkpoint(model, "weights.bin");
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: {{.*}}
+}
+
+// OK: the writer on rank 0 only, a barrier before the readers; a log file
+// is not a checkpoint.
+void helper_on_rank0(c10d::ProcessGroup &pg, Net &model,
+                     const std::string &path) {
+  if (pg.getRank() == 0)
+    Checkpoint::save_checkpoint(model, path);
+  pg.barrier()->wait();
+  Checkpoint::load_checkpoint(model, path);
+  save_log("train.log", "saved");
+}
