@@ -49,13 +49,31 @@ const Stmt *GradientModel::widen(const CodeUnit &U, const Stmt *S,
           return B && U.contains(P, B);
         }))
       break;
-    // Entered only on some ranks: the ranks that skip it are not covered.
+    // Entered only on some ranks: the ranks that skip it are not covered;
+    // entered only on some iterations (`if (++count == every)`,
+    // `if (i % every == 0)`): the others are not either.
     const Expr *Condition = branchCondition(P);
-    if (Condition && Condition != Current && Vocab.mentionsRank(Condition))
+    if (Condition && Condition != Current &&
+        (Vocab.mentionsRank(Condition) || countsIterations(Condition)))
       break;
     Current = P;
   }
   return Current;
+}
+
+bool GradientModel::countsIterations(const Stmt *Condition) {
+  if (!Condition || isa<LambdaExpr>(Condition))
+    return false;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(Condition);
+      Unary && Unary->isIncrementDecrementOp())
+    return true;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(Condition);
+      Binary && (Binary->getOpcode() == BO_Rem ||
+                 Binary->isCompoundAssignmentOp()))
+    return true;
+  return llvm::any_of(Condition->children(), [](const Stmt *Child) {
+    return countsIterations(Child);
+  });
 }
 
 const Expr *GradientModel::branchCondition(const Stmt *P) {

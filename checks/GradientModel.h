@@ -229,6 +229,9 @@ private:
                const Expr *Buffer) const;
   /// The condition under which \p P runs its child, if P branches.
   static const Expr *branchCondition(const Stmt *P);
+  /// Whether a branch condition picks some iterations of a loop: it counts
+  /// (`++count == every`) or takes a remainder (`step % every == 0`).
+  static bool countsIterations(const Stmt *Condition);
   /// The role of an expression that combines its operands' data, or
   /// nullopt when E is not one (role()'s phases).
   std::optional<unsigned> combinedRole(const CodeUnit &U, const Expr *E) const;

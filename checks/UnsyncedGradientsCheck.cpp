@@ -197,9 +197,13 @@ void UnsyncedGradientsCheck::checkUnit(const GradientModel &Model,
 const CallExpr *UnsyncedGradientsCheck::earlySync(
     const GradientModel &Model, const UnitSteps &S, const CallExpr &Before,
     llvm::ArrayRef<const Stmt *> Boundaries) const {
+  // Early: it reaches the backward, and never runs between the backward and
+  // the step (a sync skipped on some iterations is not early, it is
+  // missing on those).
   for (const CallExpr *Sync : S.E.Syncs)
     if (Model.isGradientSync(S.U, *Sync, /*Guesses=*/false) &&
-        S.Flow.reachable(Sync, &Before, Boundaries))
+        S.Flow.reachable(Sync, &Before, Boundaries) &&
+        !S.Flow.reachable(&Before, Sync, Boundaries))
       return Sync;
   return nullptr;
 }

@@ -44,6 +44,9 @@ templateArgumentRecord(const ClassTemplateSpecializationDecl &Spec,
 /// The member a call left dependent in a template names (`x.backward()` on
 /// an `auto x` computed from a `Model`), or "".
 llvm::StringRef dependentMemberName(const CallExpr &Call);
+/// `TensorBase<D, T>::backward(out)` left dependent in a template: a
+/// homegrown tensor class's static backward; its argument, else null.
+const Expr *dependentStaticBackward(const CallExpr &Call);
 
 /// Whether a variable of dependent type is named like an optimizer: the
 /// name, without underscores around it, is `opt` or contains `optim`

@@ -181,8 +181,31 @@ llvm::StringRef dependentMemberName(const CallExpr &Call) {
   return Vocabulary::dependentMemberCall(Call) ? spelledCalleeName(Call) : "";
 }
 
+const Expr *dependentStaticBackward(const CallExpr &Call) {
+  const Expr *Callee = Call.getCallee()->IgnoreImpCasts();
+  const NestedNameSpecifier *Qualifier = nullptr;
+  DeclarationName Name;
+  if (const auto *Dependent = dyn_cast<DependentScopeDeclRefExpr>(Callee))
+    Qualifier = Dependent->getQualifier(), Name = Dependent->getDeclName();
+  // In a member of a class template, clang keeps the qualified call as an
+  // implicit member access until it knows the class is no base.
+  else if (const auto *Member = dyn_cast<CXXDependentScopeMemberExpr>(Callee);
+           Member && Member->isImplicitAccess())
+    Qualifier = Member->getQualifier(), Name = Member->getMember();
+  else if (const auto *Lookup = dyn_cast<UnresolvedLookupExpr>(Callee))
+    Qualifier = Lookup->getQualifier(), Name = Lookup->getName();
+  if (!Qualifier || !Name.isIdentifier() || Name.getAsString() != "backward" ||
+      Call.getNumArgs() < 1)
+    return nullptr;
+  const Type *Class = Qualifier->getAsType();
+  if (!Class)
+    return nullptr;
+  std::string Spelled = QualType(Class, 0).getAsString();
+  return llvm::StringRef(Spelled).contains("Tensor") ? Call.getArg(0) : nullptr;
+}
+
 bool Vocabulary::isBackwardCall(const CallExpr &Call) {
-  if (dependentMemberName(Call) == "backward")
+  if (dependentMemberName(Call) == "backward" || dependentStaticBackward(Call))
     return true;
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier() || FD->getName() != "backward")

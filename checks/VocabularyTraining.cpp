@@ -56,20 +56,40 @@ Vocabulary::moduleStateAccess(const CXXMemberCallExpr &Call) {
   return std::nullopt;
 }
 
+namespace {
+
+/// A homegrown tensor's gradient accessor: `getGrad()`, `get_grad()`,
+/// `gradient()`, as well as LibTorch's spellings.
+bool isGradAccessorName(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("grad", "mutable_grad", "getGrad", "get_grad", "gradient",
+             "getGradient", true)
+      .Default(false);
+}
+
+} // namespace
+
 bool Vocabulary::isGradAccess(const CallExpr &Call) {
-  llvm::StringRef Dependent = dependentMemberName(Call);
-  if ((Dependent == "grad" || Dependent == "mutable_grad") &&
-      Call.getNumArgs() == 0)
+  if (Call.getNumArgs() == 0 && isGradAccessorName(dependentMemberName(Call)))
     return true;
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
   if (!Member)
     return false;
   const CXXMethodDecl *MD = Member->getMethodDecl();
-  if (!MD || !MD->getDeclName().isIdentifier() ||
-      (MD->getName() != "grad" && MD->getName() != "mutable_grad"))
+  if (!MD || !MD->getDeclName().isIdentifier())
     return false;
-  return isSameOrDerivedFrom(*MD->getParent(), "at::TensorBase") ||
-         isSameOrDerivedFrom(*MD->getParent(), "at::Tensor");
+  llvm::StringRef Name = MD->getName();
+  if (Name == "grad" || Name == "mutable_grad")
+    if (isSameOrDerivedFrom(*MD->getParent(), "at::TensorBase") ||
+        isSameOrDerivedFrom(*MD->getParent(), "at::Tensor"))
+      return true;
+  // A framework of the project's own: a tensor or variable class of user
+  // code with a gradient accessor (`node->getGrad()`).
+  const CXXRecordDecl *Class = MD->getParent();
+  return Call.getNumArgs() == 0 && isGradAccessorName(Name) &&
+         !MD->getASTContext().getSourceManager().isInSystemHeader(
+             Class->getLocation()) &&
+         nameContainsAny(identifierName(Class), {"tensor", "variable", "var"});
 }
 
 const VarDecl *Vocabulary::parameterLoopVariable(const CXXForRangeStmt &Loop) {
@@ -112,6 +132,8 @@ const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {
 //===----------------------------------------------------------------------===//
 
 const Expr *Vocabulary::backwardRoot(const CallExpr &Call) {
+  if (const Expr *Root = dependentStaticBackward(Call))
+    return Root;
   if (dependentMemberName(Call) == "backward")
     return memberCallObject(Call);
   const FunctionDecl *FD = Call.getDirectCallee();
@@ -142,8 +164,9 @@ bool Vocabulary::isOptimizerParameterList(const CXXMemberCallExpr &Call) const {
 
 bool Vocabulary::isOptimizerStep(const CallExpr &Call) const {
   // `opt_.step()` on an optimizer whose class is a template parameter: the
-  // object's name says it is one.
-  if (dependentMemberName(Call) == "step") {
+  // object's name says it is one (`optimizer->update(params)` too).
+  if (llvm::StringRef Name = dependentMemberName(Call);
+      Name == "step" || Name == "update") {
     const ValueDecl *Object = handleDecl(memberCallObject(Call));
     return isOptimizerName(identifierName(Object));
   }

@@ -766,10 +766,8 @@ void configured_sync_function(c10d::ProcessGroup &pg, Net &model,
 }
 #endif
 
-// Known false negatives (documented in docs/checks/ddp-unsynced-gradients.md):
-// - a sync under a condition that is not about the rank, when the step is
-//   outside it (`if (step % 4 == 0) sync(); optimizer.step();`), counts as a
-//   sync;
+// A sync on some iterations only (`if (++i % 4 == 0)`) with a step on every
+// one: three steps in four use this rank's own gradients.
 void sync_on_some_iterations(c10d::ProcessGroup &pg, Net &model,
                              torch::optim::SGD &optimizer,
                              std::vector<Batch> &batches) {
@@ -780,8 +778,27 @@ void sync_on_some_iterations(c10d::ProcessGroup &pg, Net &model,
     if (++i % 4 == 0)
       average_parameters_grads(pg, model);
     optimizer.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: the optimizer steps with gradients no rank shares{{.*}} [ddp-unsynced-gradients]
+    // CHECK-MESSAGES: :[[@LINE-5]]:10: note: gradients computed by backward() here
   }
 }
+
+// The same sync and step under one such condition: accumulation.
+void sync_and_step_on_some_iterations(c10d::ProcessGroup &pg, Net &model,
+                                      torch::optim::SGD &optimizer,
+                                      std::vector<Batch> &batches) {
+  int i = 0;
+  for (auto &batch : batches) {
+    auto loss = F::mse_loss(model->forward(batch.data), batch.target);
+    loss.backward();
+    if (++i % 4 == 0) {
+      average_parameters_grads(pg, model);
+      optimizer.step();
+    }
+  }
+}
+
+// Known false negatives (documented in docs/checks/ddp-unsynced-gradients.md):
 // - a step in a function whose callers are in other files, with nothing
 //   distributed in its own body (the context is not visible).
 
