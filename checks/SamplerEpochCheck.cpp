@@ -87,9 +87,15 @@ private:
     const ValueDecl *D = handleDecl(E);
     if (!D)
       return nullptr;
+    if (llvm::is_contained(DependentLoaders, D))
+      return D;
     const CXXRecordDecl *Sampler = Vocabulary::samplerOfLoaderType(D->getType());
     return Sampler && Vocab.isShufflingSampler(*Sampler) ? D : nullptr;
   }
+  /// Loaders of dependent type (`auto loader = make_data_loader(*dataset_,
+  /// sampler, options)` in a template), known by their factory call.
+  llvm::SmallVector<const ValueDecl *, 2> DependentLoaders;
+  void collectDependentDefinitions(const Stmt &Body, ASTContext &Context);
   void addDefinition(const Stmt *Where, const ValueDecl *Loader,
                      const Expr *Init, bool InThisFunction);
   void addLoader(const ValueDecl *D) {
@@ -118,6 +124,7 @@ void FunctionLoaders::collect(const FunctionDecl &Function,
                               ASTContext &Context) {
   const Stmt *Body = Function.getBody();
   collectDefinitions(*Body, Context);
+  collectDependentDefinitions(*Body, Context);
   collectPasses(*Body, Context);
   collectSamplerCalls(*Body, Context);
   collectFieldDefinitions(Function);
@@ -144,6 +151,30 @@ void FunctionLoaders::collectDefinitions(const Stmt &Body,
     const auto *Assign = N.getNodeAs<CXXOperatorCallExpr>("assign");
     if (const ValueDecl *Loader = loaderOf(Assign->getArg(0)))
       addDefinition(Assign, Loader, Assign->getArg(1), true);
+  }
+}
+
+void FunctionLoaders::collectDependentDefinitions(const Stmt &Body,
+                                                  ASTContext &Context) {
+  for (const BoundNodes &N :
+       match(findAll(declStmt(has(varDecl(hasInitializer(expr())).bind("var")))
+                         .bind("decl")),
+             Body, Context)) {
+    const auto *Var = N.getNodeAs<VarDecl>("var");
+    if (!Var->getType()->isDependentType())
+      continue;
+    const auto *Factory =
+        dyn_cast_or_null<CallExpr>(stripObjectWrappers(Var->getInit()));
+    const Expr *SamplerArg =
+        Factory ? Vocabulary::copiedSamplerArgument(*Factory) : nullptr;
+    const CXXRecordDecl *SamplerClass =
+        SamplerArg ? pointeeRecord(SamplerArg->getType()) : nullptr;
+    if (!SamplerClass || !Vocab.isShufflingSampler(*SamplerClass))
+      continue;
+    DependentLoaders.push_back(Var);
+    Definitions.push_back({N.getNodeAs<DeclStmt>("decl"), Var, Factory,
+                           handleDecl(SamplerArg), true});
+    addLoader(Var);
   }
 }
 
@@ -209,14 +240,19 @@ void SamplerEpochCheck::registerMatchers(MatchFinder *Finder) {
       callExpr(Factory, unless(isExpansionInSystemHeader())).bind(FactoryId),
       this);
 
-  // Functions that touch a loader over an epoch-shuffled sampler.
+  // Functions that touch a loader over an epoch-shuffled sampler, or build
+  // one that a dependent dataset leaves unresolved.
   auto ShuffledLoader = qualType(matchers::isDataLoaderOver(
       cxxRecordDecl(matchers::isShufflingSampler(&Vocab))));
+  auto UnresolvedFactory = callExpr(callee(expr(ignoringImpCasts(
+      unresolvedLookupExpr(hasAnyDeclaration(namedDecl(
+          hasName("make_data_loader"))))))));
   Finder->addMatcher(
       functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
-                   hasBody(stmt(hasDescendant(expr(
-                       anyOf(declRefExpr(), memberExpr()),
-                       hasType(ShuffledLoader))))))
+                   hasBody(stmt(hasDescendant(
+                       expr(anyOf(expr(anyOf(declRefExpr(), memberExpr()),
+                                       hasType(ShuffledLoader)),
+                                  UnresolvedFactory))))))
           .bind(FunctionId),
       this);
 }

@@ -396,6 +396,9 @@ public:
   /// For `make_data_loader(dataset, sampler, options)`: the sampler argument
   /// (copied into the loader). Null for other calls.
   static const Expr *copiedSamplerArgument(const CallExpr &Call);
+  /// `make_data_loader(*dataset_, sampler, options)` left unresolved in a
+  /// template by a dependent dataset.
+  static bool isUnresolvedDataLoaderFactory(const CallExpr &Call);
   /// For `make_data_loader<S>(dataset, options)`: the sampler class `S` the
   /// factory default-constructs from the dataset size. Null otherwise.
   static const CXXRecordDecl *

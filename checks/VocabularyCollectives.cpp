@@ -242,9 +242,21 @@ Vocabulary::classifyUnresolvedCollective(const CallExpr &Call,
   if (!Lookup || Lookup->hasExplicitTemplateArgs() ||
       !Lookup->getName().isIdentifier())
     return std::nullopt;
+  // MPI's and NCCL's C functions, or boost::mpi's function templates
+  // (`boost::mpi::gather(world, grads, all, 0)` with dependent values).
   const FunctionDecl *Found = nullptr;
+  bool Boost = false;
   for (const NamedDecl *D : Lookup->decls()) {
-    const auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl());
+    const NamedDecl *Underlying = D->getUnderlyingDecl();
+    const auto *FD = dyn_cast<FunctionDecl>(Underlying);
+    if (const auto *Template = dyn_cast<FunctionTemplateDecl>(Underlying)) {
+      FD = Template->getTemplatedDecl();
+      if (qualifiedName(*FD) != ("boost::mpi::" + FD->getName()).str())
+        return std::nullopt;
+      Boost = true;
+      Found = Found ? Found : FD;
+      continue;
+    }
     if (!FD || !isGlobalCFunction(*FD) ||
         (Found && Found->getCanonicalDecl() != FD->getCanonicalDecl()))
       return std::nullopt;
@@ -254,6 +266,12 @@ Vocabulary::classifyUnresolvedCollective(const CallExpr &Call,
     return std::nullopt;
   Callee = Found;
   llvm::StringRef Name = Found->getName();
+  if (Boost) {
+    const NamedCollective *C = lookup(BoostMpiCollectives, Name);
+    return C ? std::optional<CollectiveInfo>(CollectiveInfo{
+                   C->Kind, CollectiveApi::BoostMpi, C->Asynchronous})
+             : std::nullopt;
+  }
   if (const NamedCollective *C = lookup(MpiCollectives, Name))
     return CollectiveInfo{C->Kind, CollectiveApi::Mpi, C->Asynchronous};
   if (const NamedCollective *C = lookup(NcclCollectives, Name))

@@ -69,10 +69,28 @@ unsigned factoryArity(const CallExpr &Call) {
 }
 } // namespace
 
+bool Vocabulary::isUnresolvedDataLoaderFactory(const CallExpr &Call) {
+  const auto *Lookup =
+      dyn_cast<UnresolvedLookupExpr>(Call.getCallee()->IgnoreImpCasts());
+  return Lookup && !Lookup->decls().empty() &&
+         llvm::all_of(Lookup->decls(), [](const NamedDecl *D) {
+           const auto *Template =
+               dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl());
+           return Template && isDataLoaderFactory(*Template->getTemplatedDecl());
+         });
+}
+
 const Expr *Vocabulary::copiedSamplerArgument(const CallExpr &Call) {
-  if (factoryArity(Call) != 3 || Call.getNumArgs() < 2)
+  if (factoryArity(Call) == 3 && Call.getNumArgs() >= 2)
+    return Call.getArg(1);
+  // Left unresolved by a dependent dataset: the overload that takes a
+  // sampler object, when the second argument is one.
+  if (!isUnresolvedDataLoaderFactory(Call) || Call.getNumArgs() < 2)
     return nullptr;
-  return Call.getArg(1);
+  const CXXRecordDecl *Second = pointeeRecord(Call.getArg(1)->getType());
+  return Second && isSameOrDerivedFrom(*Second, "torch::data::samplers::Sampler")
+             ? Call.getArg(1)
+             : nullptr;
 }
 
 const CXXRecordDecl *Vocabulary::defaultConstructedSampler(const CallExpr &Call) {

@@ -327,6 +327,26 @@ template <typename T> struct TemplateMpiTrainer {
   }
 };
 
+// boost::mpi's function templates, left unresolved the same way: each
+// parameter's gradient gathered to the root on its own.
+template <typename T> struct BoostGatherTrainer {
+  std::vector<std::shared_ptr<HomeTensor<T>>> params;
+  void average_on_root(boost::mpi::communicator &world) {
+    for (std::shared_ptr<HomeTensor<T>> &param : params) {
+      auto grad = param->getGrad();
+      std::vector<decltype(grad)> all;
+      if (world.rank() == 0)
+        boost::mpi::gather(world, grad, all, 0);
+      // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: one blocking gather per parameter
+      // CHECK-MESSAGES: :[[@LINE-6]]:5: note: loop over the parameters here
+      else
+        boost::mpi::gather(world, grad, 0);
+      // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: one blocking gather per parameter
+      // CHECK-MESSAGES: :[[@LINE-10]]:5: note: loop over the parameters here
+    }
+  }
+};
+
 template <typename T> struct GradTable {
   HomeTensor<T> *get(void *var);
 };

@@ -290,6 +290,34 @@ void negative_suppressed(size_t rank, size_t world) {
     train_one_epoch(*loader);
 }
 
+// A trainer whose dataset type is a template parameter nothing instantiates:
+// clang leaves make_data_loader unresolved; its sampler argument still says
+// which loader copies which sampler.
+template <typename Dataset> struct TemplateTrainer {
+  std::shared_ptr<Dataset> dataset_;
+  void fit(size_t rank, size_t world, int epochs) {
+    DistributedRandomSampler sampler(64, world, rank);
+    auto loader = make_data_loader(*dataset_, sampler, DataLoaderOptions(8));
+    for (int epoch = 0; epoch < epochs; ++epoch) {
+      sampler.set_epoch(epoch);
+      // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'set_epoch' on 'sampler' does not reach data loader 'loader'{{.*}} [ddp-sampler-epoch]
+      // CHECK-MESSAGES: :[[@LINE-4]]:5: note: 'loader' copies 'sampler' here
+      for (auto &batch : *loader)
+        (void)batch;
+    }
+  }
+  // Rebuilt after set_epoch every epoch: each pass has the new order.
+  void fit_rebuilt(size_t rank, size_t world, int epochs) {
+    DistributedRandomSampler sampler(64, world, rank);
+    for (int epoch = 0; epoch < epochs; ++epoch) {
+      sampler.set_epoch(epoch);
+      auto loader = make_data_loader(*dataset_, sampler, DataLoaderOptions(8));
+      for (auto &batch : *loader)
+        (void)batch;
+    }
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Known false negatives (see docs/checks/ddp-sampler-epoch.md)
 //===----------------------------------------------------------------------===//
