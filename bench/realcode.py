@@ -94,6 +94,22 @@ def extract(mirror, work, repo, commit):
     return dest
 
 
+def dependency_flags(mirror, work, repo_flags):
+    """`-I@owner/name:dir`: an include folder of another repository of the mirror (a dependency the
+    project's build installs first), taken at that copy's HEAD."""
+    out = []
+    for fl in repo_flags:
+        if not fl.startswith("-I@"):
+            out.append(fl)
+            continue
+        dep, _, sub = fl[3:].partition(":")
+        head = git(git_dir(mirror, dep), "rev-parse", "HEAD").stdout.decode().strip()
+        dep_root = extract(mirror, work, dep, head) if head else None
+        if dep_root is not None:
+            out.append(f"-I{dep_root / sub}")
+    return out
+
+
 def compile_flags(root, f, repo_flags):
     cuda = f.suffix in (".cu", ".cuh")
     flags = ["-x", "cuda", "--cuda-host-only"] if cuda else ["-x", "c++"]
@@ -118,7 +134,8 @@ def analyse(mirror, work, flags, unit):
         return unit, None, "not present"
     f = root / path
     cmd = [str(DRIVER), "--no-cache", "--checks=-*,ddp-*", str(f), "--"]
-    r = subprocess.run(cmd + compile_flags(root, f, flags.get(repo, [])),
+    repo_flags = dependency_flags(mirror, work, flags.get(repo, []))
+    r = subprocess.run(cmd + compile_flags(root, f, repo_flags),
                        capture_output=True, text=True, timeout=900)
     note = "" if r.returncode in (0, 1) else f"ddplint exited {r.returncode}"
     found = {(int(m.group(2)), m.group(3)) for m in FINDING.finditer(r.stdout + r.stderr)
