@@ -26,10 +26,6 @@
 using namespace ddpharness;
 namespace json = llvm::json;
 
-static llvm::Error makeError(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
-}
-
 /// mkdir -p.
 static llvm::Error makeDirectories(const std::string &Path) {
   std::string Prefix;
