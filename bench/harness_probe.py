@@ -4,7 +4,9 @@
 1. One scenario on N ranks (default `unwrapped-forward fixed`, 2 ranks,
    Gloo): the median wall time of `ddp-harness run --nproc N -- ddp-scenario
    ...`, against the median start of one LibTorch process (`ddp-scenario
-   --list`, which loads LibTorch and exits), as a ratio.
+   --list`, which loads LibTorch and exits), as a ratio; and N such starts
+   at once, what N ranks cost before they do anything (on a machine with
+   fewer free cores than N, more than one start).
 2. The probe on a small model (build/libexec/ddp-probe-bench, a 64-256-256-10
    MLP, one process): with the probe disabled (no DDP_HARNESS_RUN_DIR),
    recording every 100th step, and recording every step. Per mode: the
@@ -46,6 +48,16 @@ def run(cmd, env=None):
     return took, done.stdout
 
 
+def parallel_starts(n):
+    """Wall time of n `ddp-scenario --list` started at once."""
+    start = time.perf_counter()
+    procs = [subprocess.Popen([SCENARIO, "--list"], stdout=subprocess.DEVNULL)
+             for _ in range(n)]
+    if any(p.wait() != 0 for p in procs):
+        sys.exit("ddp-scenario --list failed")
+    return time.perf_counter() - start
+
+
 def probe_step_seconds(steps, interval, run_dir):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     env.pop("DDP_HARNESS_PROBE_INTERVAL", None)
@@ -76,10 +88,11 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="harness-probe-bench-")
     try:
-        start, scenario = [], []
+        start, starts, scenario = [], [], []
         off, every100, every1 = [], [], []
         for i in range(args.runs):
             start.append(run([SCENARIO, "--list"])[0])
+            starts.append(parallel_starts(args.nproc))
             scenario.append(run([HARNESS, "run", "--nproc", str(args.nproc),
                                  "--run-dir", os.path.join(tmp, f"run{i}"),
                                  "--", SCENARIO] + args.scenario)[0])
@@ -100,6 +113,8 @@ def main():
     print("| --- | --- | --- |")
     print(f"| one LibTorch process start (`ddp-scenario --list`) | "
           f"{m(start):.2f} s | 1.00x |")
+    print(f"| {args.nproc} LibTorch process starts at once | "
+          f"{m(starts):.2f} s | {m(starts) / m(start):.2f}x |")
     print(f"| `ddp-harness run --nproc {args.nproc} -- ddp-scenario {name}` | "
           f"{m(scenario):.2f} s | {m(scenario) / m(start):.2f}x |")
     print()

@@ -2,6 +2,8 @@
 
 #include "Analysis.h"
 
+#include "ddpharness/ProbeHash.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,6 +16,15 @@ namespace {
 /// Steps are matched across ranks by (epoch, step): a program that numbers
 /// its steps per epoch still lines up.
 using StepKey = std::pair<int64_t, int64_t>;
+
+/// The probe's hash of \p Values, as 16 lowercase hex digits.
+std::string hashFloats(const std::vector<float> &Values) {
+  char Buf[17];
+  std::snprintf(Buf, sizeof(Buf), "%016llx",
+                static_cast<unsigned long long>(
+                    probe_hash(Values.data(), Values.size())));
+  return Buf;
+}
 
 /// Reads values from the ranks' .bin files, checking them against the hashes
 /// the probe recorded (a mismatch means the two files disagree).
@@ -45,6 +56,14 @@ public:
                            ".bin do not match their recorded hash " + Hash);
     }
     return Values;
+  }
+
+  /// The values \p P stored, checked against its hash when they are all of
+  /// them (a sample cannot be).
+  std::optional<std::vector<float>> read(int Rank, const ParamRecord &P,
+                                         const std::string &What) {
+    return read(Rank, P.Offset, P.Stored,
+                P.Stored == P.Numel ? P.Hash : std::string(), What);
   }
 
   void summarize() {
@@ -161,10 +180,10 @@ ParamDrift paramDrift(const std::vector<const ProbeStep *> &At, int Base,
       GradsEqual = false;
     std::string What = "'" + P.Name + "' at step " + std::to_string(Ref.Step);
     if (!RefValues)
-      RefValues = Values.read(Base, P.Offset, P.Numel, P.Hash, What);
-    std::optional<std::vector<float>> Other =
-        Values.read(R, Q->Offset, Q->Numel, Q->Hash, What);
-    if (!RefValues || !Other) {
+      RefValues = Values.read(Base, P, What);
+    std::optional<std::vector<float>> Other = Values.read(R, *Q, What);
+    // Samples of another size hold other elements: nothing to compare.
+    if (!RefValues || !Other || Q->Stored != P.Stored) {
       Readable = false;
       continue;
     }

@@ -10,6 +10,7 @@
 #include "ExitCodes.h"
 #include "ForeignRuns.h"
 #include "Options.h"
+#include "Process.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -18,10 +19,6 @@
 #include <cstdio>
 
 using namespace ddpharness;
-
-static llvm::Error makeError(const std::string &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
-}
 
 /// The ranks below the world size that wrote no probe file, as "1, 3".
 static std::string missingRanks(const RunEvidence &Evidence, int World) {

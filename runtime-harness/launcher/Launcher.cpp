@@ -32,10 +32,6 @@
 
 using namespace ddpharness;
 
-static llvm::Error makeError(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
-}
-
 namespace {
 
 constexpr double Never = std::numeric_limits<double>::infinity();

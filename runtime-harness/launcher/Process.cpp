@@ -22,7 +22,7 @@
 
 using namespace ddpharness;
 
-static llvm::Error makeError(const llvm::Twine &Message) {
+llvm::Error ddpharness::makeError(const llvm::Twine &Message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
 }
 

@@ -9,6 +9,7 @@
 #ifndef DDPHARNESS_LAUNCHER_PROCESS_H
 #define DDPHARNESS_LAUNCHER_PROCESS_H
 
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
 #include <csignal>
@@ -17,6 +18,10 @@
 #include <vector>
 
 namespace ddpharness {
+
+/// An error carrying \p Message: the one helper every layer of the launcher
+/// builds its errors with.
+llvm::Error makeError(const llvm::Twine &Message);
 
 /// Seconds on a monotonic clock.
 double monotonicSeconds();

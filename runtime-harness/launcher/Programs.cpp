@@ -16,10 +16,6 @@ using namespace ddpharness;
 
 namespace {
 
-llvm::Error makeError(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
-}
-
 /// `$DDP_HARNESS_PROGRAM_CMAKE`, or the file the build wrote beside the
 /// harness: ../share/ddp-harness/program.cmake.
 std::string programCMake() {

@@ -2,6 +2,8 @@
 
 #include "RankProcess.h"
 
+#include "Process.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -15,10 +17,6 @@
 extern char **environ;
 
 using namespace ddpharness;
-
-static llvm::Error makeError(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
-}
 
 namespace {
 

@@ -26,10 +26,6 @@
 using namespace ddpharness;
 namespace json = llvm::json;
 
-static llvm::Error makeError(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
-}
-
 /// mkdir -p.
 static llvm::Error makeDirectories(const std::string &Path) {
   std::string Prefix;
@@ -183,6 +179,42 @@ static bool isHash(llvm::StringRef S) {
   return S.size() == 16 && llvm::all_of(S, llvm::isHexDigit);
 }
 
+/// Parses one entry of a probe line's "params"; returns why it is unusable,
+/// or "".
+static std::string parseParam(const json::Object &P, ParamRecord &R) {
+  std::optional<llvm::StringRef> Name = P.getString("name");
+  std::optional<int64_t> Numel = P.getInteger("numel");
+  std::optional<llvm::StringRef> Hash = P.getString("hash");
+  std::optional<int64_t> Offset = P.getInteger("offset");
+  if (!Name || !Numel || !Hash || !Offset || *Numel < 0 || *Offset < 0)
+    return "a parameter lacks \"name\", \"numel\", \"hash\" or \"offset\"";
+  if (!isHash(*Hash))
+    return "parameter '" + Name->str() + "' has a malformed hash '" +
+           Hash->str() + "'";
+  R.Name = Name->str();
+  R.Numel = *Numel;
+  R.Hash = Hash->lower();
+  R.Norm = P.getNumber("norm").value_or(0);
+  R.Offset = *Offset;
+  R.Stored = P.getInteger("stored").value_or(R.Numel);
+  if (R.Stored > R.Numel || (R.Stored < 1 && R.Numel > 0))
+    return "parameter '" + R.Name + "' stores " + std::to_string(R.Stored) +
+           " of its " + std::to_string(R.Numel) + " values";
+  if (const json::Value *G = P.get("grad"); G && !G->getAsNull()) {
+    const json::Object *GO = G->getAsObject();
+    if (!GO)
+      return "parameter '" + R.Name + "' has a \"grad\" that is neither "
+             "null nor an object";
+    std::optional<llvm::StringRef> GHash = GO->getString("hash");
+    std::optional<int64_t> GOffset = GO->getInteger("offset");
+    if (!GHash || !isHash(*GHash) || !GOffset || *GOffset < 0)
+      return "the gradient of '" + R.Name + "' lacks a hash or an offset";
+    R.Grad = GradRecord{GHash->lower(), GO->getNumber("norm").value_or(0),
+                        *GOffset};
+  }
+  return "";
+}
+
 /// Parses one probe line; returns why it is unusable, or "".
 static std::string parseProbeLine(const json::Value &V, ProbeStep &Out) {
   const json::Object *O = V.getAsObject();
@@ -202,32 +234,8 @@ static std::string parseProbeLine(const json::Value &V, ProbeStep &Out) {
     if (!P)
       return "a \"params\" entry is not an object";
     ParamRecord R;
-    std::optional<llvm::StringRef> Name = P->getString("name");
-    std::optional<int64_t> Numel = P->getInteger("numel");
-    std::optional<llvm::StringRef> Hash = P->getString("hash");
-    std::optional<int64_t> Offset = P->getInteger("offset");
-    if (!Name || !Numel || !Hash || !Offset || *Numel < 0 || *Offset < 0)
-      return "a parameter lacks \"name\", \"numel\", \"hash\" or \"offset\"";
-    if (!isHash(*Hash))
-      return "parameter '" + Name->str() + "' has a malformed hash '" +
-             Hash->str() + "'";
-    R.Name = Name->str();
-    R.Numel = *Numel;
-    R.Hash = Hash->lower();
-    R.Norm = P->getNumber("norm").value_or(0);
-    R.Offset = *Offset;
-    if (const json::Value *G = P->get("grad"); G && !G->getAsNull()) {
-      const json::Object *GO = G->getAsObject();
-      if (!GO)
-        return "parameter '" + R.Name + "' has a \"grad\" that is neither "
-               "null nor an object";
-      std::optional<llvm::StringRef> GHash = GO->getString("hash");
-      std::optional<int64_t> GOffset = GO->getInteger("offset");
-      if (!GHash || !isHash(*GHash) || !GOffset || *GOffset < 0)
-        return "the gradient of '" + R.Name + "' lacks a hash or an offset";
-      R.Grad = GradRecord{GHash->lower(), GO->getNumber("norm").value_or(0),
-                          *GOffset};
-    }
+    if (std::string Why = parseParam(*P, R); !Why.empty())
+      return Why;
     Out.Params.push_back(std::move(R));
   }
   if (const json::Array *Indices = O->getArray("indices")) {
@@ -421,22 +429,6 @@ llvm::Error ddpharness::readFloats(const std::string &BinPath, int64_t Offset,
     std::memcpy(&Out[I], &Bits, 4);
   }
   return llvm::Error::success();
-}
-
-std::string ddpharness::hashFloats(const std::vector<float> &Values) {
-  uint64_t Hash = 0xcbf29ce484222325ULL;
-  for (float F : Values) {
-    uint32_t Bits;
-    std::memcpy(&Bits, &F, 4);
-    for (int Byte = 0; Byte < 4; ++Byte) {
-      Hash ^= (Bits >> (8 * Byte)) & 0xff;
-      Hash *= 0x100000001b3ULL;
-    }
-  }
-  char Buf[17];
-  std::snprintf(Buf, sizeof(Buf), "%016llx",
-                static_cast<unsigned long long>(Hash));
-  return Buf;
 }
 
 json::Array ddpharness::ranksJson(const LaunchResult &Result) {

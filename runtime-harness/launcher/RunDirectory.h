@@ -51,6 +51,10 @@ struct ParamRecord {
   std::string Hash;
   double Norm = 0;
   int64_t Offset = 0;
+  /// How many values the .bin holds at Offset (and at the gradient's): all
+  /// Numel, or a sample of that many, element J * Numel / Stored for J in
+  /// [0, Stored). A sample cannot be checked against the hash.
+  int64_t Stored = 0;
   std::optional<GradRecord> Grad;
 };
 
@@ -102,9 +106,6 @@ llvm::Expected<RunEvidence> readRunDirectory(const std::string &Dir,
 /// Reads \p Numel little-endian float32 values at \p Offset of \p BinPath.
 llvm::Error readFloats(const std::string &BinPath, int64_t Offset,
                        int64_t Numel, std::vector<float> &Out);
-
-/// FNV-1a 64 of \p Values' float32 bytes, as the probe hashes them.
-std::string hashFloats(const std::vector<float> &Values);
 
 /// The part of \p Result a report shows, as harness.json keeps it.
 HarnessRecord recordOf(const LaunchResult &Result);

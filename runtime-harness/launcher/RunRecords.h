@@ -5,11 +5,12 @@
 // and the commands read them. They live here, apart from the code that
 // starts ranks, so that the run directory does not depend on the launcher.
 //
-// The launcher's files form layers; a file includes only from the layers
-// before its own, so no dependency runs in a circle (docs/harness.md,
-// "Source layout"):
+// The launcher's files form layers; a file includes only from its own
+// layer and the layers before it, so no dependency runs in a circle
+// (docs/harness.md, "Source layout", has the whole table, which
+// test/harness/launcher/layers.test checks):
 //
-//   1. Process, OutputLines, Options, ExitCodes   POSIX, lines, flags
+//   1. Process, OutputLines, Options, ExitCodes   POSIX, errors, lines, flags
 //   2. RunRecords                                 these records
 //   3. RunDirectory, RankProcess                  the evidence; one rank
 //   4. Launcher, Analysis, Programs               starting, reading, building

@@ -4,6 +4,9 @@
 
 #include "ddpharness/LauncherEnv.h"
 
+#include "Fingerprint.h"
+#include "ProbeWriter.h"
+
 #include <torch/torch.h>
 
 #include <cerrno>
@@ -48,25 +51,28 @@ std::string hex(uint64_t H) {
   return Buf;
 }
 
-/// The values as the format defines them: contiguous float32 on the CPU,
-/// whatever the tensor's own dtype or device.
-torch::Tensor asFloat32(const torch::Tensor &T) {
-  return T.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+/// The fields of one value or gradient; its sample goes to \p Values.
+std::string fields(ddpharness::detail::Fingerprint &F, int64_t &Offset,
+                   std::vector<float> &Values) {
+  std::string Text = "\"hash\": \"" + hex(F.Hash) +
+                     "\", \"norm\": " + number(F.Norm) +
+                     ", \"offset\": " + std::to_string(Offset);
+  Offset += static_cast<int64_t>(F.Sample.size() * sizeof(float));
+  Values.insert(Values.end(), F.Sample.begin(), F.Sample.end());
+  return Text;
+}
+
+std::string indexList(const std::vector<int64_t> &Indices) {
+  std::string Text = ", \"indices\": [";
+  for (size_t I = 0; I < Indices.size(); ++I)
+    Text += (I ? ", " : "") + std::to_string(Indices[I]);
+  return Text + "]";
 }
 
 } // namespace
 
-uint64_t ddpharness::fnv1a64(const void *Bytes, size_t Size) {
-  uint64_t H = 0xcbf29ce484222325ULL;
-  const auto *P = static_cast<const unsigned char *>(Bytes);
-  for (size_t I = 0; I < Size; ++I) {
-    H ^= P[I];
-    H *= 0x100000001b3ULL;
-  }
-  return H;
-}
-
-Probe::Probe(ProbeOptions Options) : Interval(Options.interval) {
+Probe::Probe(ProbeOptions Options)
+    : Interval(Options.interval), TensorOps(Options.hash_with_tensor_ops) {
   const char *Dir = std::getenv("DDP_HARNESS_RUN_DIR");
   RunDir = Dir ? Dir : "";
   LauncherRanks Ranks = launcher_ranks_or_single();
@@ -79,21 +85,7 @@ Probe::Probe(ProbeOptions Options) : Interval(Options.interval) {
                                 std::to_string(Interval));
 }
 
-Probe::~Probe() {
-  if (Jsonl)
-    std::fclose(Jsonl);
-  if (Bin)
-    std::fclose(Bin);
-}
-
-void Probe::open() {
-  std::string Base = RunDir + "/probe-rank" + std::to_string(Rank);
-  Jsonl = std::fopen((Base + ".jsonl").c_str(), "w");
-  Bin = std::fopen((Base + ".bin").c_str(), "wb");
-  if (!Jsonl || !Bin)
-    throw std::runtime_error("probe: cannot write " + Base +
-                             ".{jsonl,bin}: " + std::strerror(errno));
-}
+Probe::~Probe() = default;
 
 void Probe::step(const torch::nn::Module &Module, int64_t Step, int64_t Epoch,
                  const torch::Tensor &Indices) {
@@ -121,53 +113,38 @@ void Probe::step(
     int64_t Step, int64_t Epoch, const std::vector<int64_t> *Indices) {
   if (!records(Step))
     return;
-  if (!Jsonl)
-    open();
-  // Append the raw values first and flush them: a reader never sees a JSON
-  // line whose offsets point past the end of the .bin.
-  auto append = [&](const torch::Tensor &Values) {
-    int64_t At = Offset;
-    size_t Bytes = Values.numel() * sizeof(float);
-    if (std::fwrite(Values.data_ptr<float>(), 1, Bytes, Bin) != Bytes)
-      throw std::runtime_error("probe: short write to probe-rank" +
-                               std::to_string(Rank) + ".bin");
-    Offset += static_cast<int64_t>(Bytes);
-    return At;
-  };
-  auto fingerprint = [&](const torch::Tensor &T) {
-    torch::Tensor V = asFloat32(T);
-    uint64_t Hash = fnv1a64(V.data_ptr<float>(), V.numel() * sizeof(float));
-    double Norm = V.to(torch::kFloat64).norm().item<double>();
-    return "\"hash\": \"" + hex(Hash) + "\", \"norm\": " + number(Norm) +
-           ", \"offset\": " + std::to_string(append(V));
-  };
+  if (!Writer)
+    Writer = std::make_unique<ddpharness::detail::ProbeWriter>(
+        RunDir + "/probe-rank" + std::to_string(Rank));
+  // Every value and gradient fingerprinted at once, each on its device.
+  std::vector<torch::Tensor> Tensors;
+  for (const auto &Item : Named) {
+    Tensors.push_back(Item.second);
+    if (Item.second.grad().defined())
+      Tensors.push_back(Item.second.grad());
+  }
+  std::vector<ddpharness::detail::Fingerprint> Prints =
+      ddpharness::detail::fingerprintAll(Tensors, TensorOps);
 
+  std::vector<float> Values;
   std::string Line = "{\"step\": " + std::to_string(Step) +
                      ", \"epoch\": " + std::to_string(Epoch) +
                      ", \"rank\": " + std::to_string(Rank) +
                      ", \"world_size\": " + std::to_string(WorldSize) +
                      ", \"params\": [";
-  bool First = true;
+  size_t Next = 0;
   for (const auto &[Name, P] : Named) {
-    Line += First ? "" : ", ";
-    First = false;
+    Line += Next ? ", " : "";
     Line += "{\"name\": " + quoted(Name) +
-            ", \"numel\": " + std::to_string(P.numel()) + ", " +
-            fingerprint(P) + ", \"grad\": ";
-    const torch::Tensor &G = P.grad();
-    Line += G.defined() ? "{" + fingerprint(G) + "}}" : "null}";
+            ", \"numel\": " + std::to_string(P.numel()) +
+            ", \"stored\": " + std::to_string(probe_stored_count(P.numel())) +
+            ", " + fields(Prints[Next++], Offset, Values) + ", \"grad\": ";
+    Line += P.grad().defined()
+                ? "{" + fields(Prints[Next++], Offset, Values) + "}}"
+                : "null}";
   }
-  Line += "]";
-  if (Indices) {
-    Line += ", \"indices\": [";
-    for (size_t I = 0; I < Indices->size(); ++I)
-      Line += (I ? ", " : "") + std::to_string((*Indices)[I]);
-    Line += "]";
-  }
-  Line += "}\n";
-  std::fflush(Bin);
-  std::fputs(Line.c_str(), Jsonl);
-  std::fflush(Jsonl);
+  Line += "]" + (Indices ? indexList(*Indices) : "") + "}\n";
+  Writer->push(std::move(Values), std::move(Line));
 }
 
 void Probe::result(const std::map<std::string, double> &Metrics) {

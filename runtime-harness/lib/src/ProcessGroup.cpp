@@ -12,11 +12,17 @@
 #endif
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
-#include <initializer_list>
-#include <type_traits>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
+#include <thread>
+#include <type_traits>
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace ddpharness;
 
@@ -192,10 +198,49 @@ Rendezvous readRendezvous() {
           static_cast<uint16_t>(envInt("MASTER_PORT", nullptr, 1, 65535))};
 }
 
+/// Whether a TCP connection to \p At is refused (nobody listens yet).
+bool refused(const addrinfo *Addresses) {
+  bool Refused = false;
+  for (const addrinfo *A = Addresses; A; A = A->ai_next) {
+    int Fd =
+        ::socket(A->ai_family, A->ai_socktype | SOCK_CLOEXEC, A->ai_protocol);
+    if (Fd < 0)
+      continue;
+    int Rc = ::connect(Fd, A->ai_addr, A->ai_addrlen);
+    int Error = errno;
+    ::close(Fd);
+    if (Rc == 0)
+      return false;
+    Refused |= Error == ECONNREFUSED;
+  }
+  return Refused;
+}
+
+/// LibTorch 1.x's store client sleeps a whole second after a refused
+/// connection, and a rank that loads LibTorch sooner than rank 0 is refused:
+/// the start of a run took one LibTorch start plus a second. Until rank 0's
+/// store listens, the connection is tried here every few milliseconds;
+/// anything but a refusal is left to the store to report.
+void awaitStoreServer(const Rendezvous &At, std::chrono::milliseconds Timeout) {
+  addrinfo Hints{};
+  Hints.ai_socktype = SOCK_STREAM;
+  Hints.ai_flags = AI_NUMERICSERV;
+  addrinfo *Addresses = nullptr;
+  if (::getaddrinfo(At.Addr.c_str(), std::to_string(At.Port).c_str(), &Hints,
+                    &Addresses) != 0)
+    return;
+  auto Deadline = std::chrono::steady_clock::now() + Timeout;
+  while (refused(Addresses) && std::chrono::steady_clock::now() < Deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::freeaddrinfo(Addresses);
+}
+
 /// A TCPStore at the rendezvous address, served by rank 0.
 c10::intrusive_ptr<c10d::Store> makeStore(const Distributed &D,
                                           const Rendezvous &At,
                                           std::chrono::milliseconds Timeout) {
+  if (D.rank != 0)
+    awaitStoreServer(At, Timeout);
   c10d::TCPStoreOptions StoreOptions;
   StoreOptions.port = At.Port;
   StoreOptions.isServer = D.rank == 0;

@@ -33,4 +33,7 @@ config.substitutions.extend([
     ("%check_svg", "python3 " + os.path.join(here, "tools", "check-svg.py")),
     ("%check_gone", "python3 " + os.path.join(here, "tools", "check-gone.py")),
     ("%check_port", "python3 " + os.path.join(here, "tools", "check-port.py")),
+    ("%check_layers", "python3 " + os.path.join(here, "tools",
+                                                "check-layers.py")),
+    ("%checkout", src),
 ])

@@ -97,6 +97,8 @@ config.substitutions.extend([
                                                   "ddp-harness")])),
     ("%ddplint", os.path.join(obj, "bin", "ddplint")),
     ("%scenario", scenario),
+    ("%ddp_probe_bench", " ".join(in_root + [os.path.join(
+        harness_dir, "libexec", "ddp-probe-bench")])),
     ("%tools", os.path.join(harness_dir, "test", "harness", "scenarios",
                             "tools")),
     ("%expect_exit", os.path.join(src, "test", "tools", "expect-exit")),

@@ -2,11 +2,14 @@
 //
 // A program calls the probe once per step, after optimizer.step() and before
 // zero_grad(), with the module it trains. Under `ddp-harness run` (which
-// sets DDP_HARNESS_RUN_DIR) the probe appends every parameter's value and
-// gradient to probe-rank<R>.bin and one JSON line describing them (FNV-1a 64
-// hash of the float32 bytes, L2 norm, offset) to probe-rank<R>.jsonl: the
-// format docs/harness.md specifies and the launcher's analysis reads.
-// Without the variable, as under plain torchrun, it records nothing.
+// sets DDP_HARNESS_RUN_DIR) the probe writes one JSON line per recorded step
+// to probe-rank<R>.jsonl, with every parameter's value and gradient
+// described by a hash of all its float32 values, its L2 norm and where a
+// fixed sample of its values lies in probe-rank<R>.bin: the format
+// docs/harness.md specifies and the launcher's analysis reads. Hashes are
+// computed on the tensors' own device; the files are written by a thread of
+// the probe's own. Without the variable, as under plain torchrun, it records
+// nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,18 +20,26 @@
 #include <torch/types.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace ddpharness {
 
+namespace detail {
+class ProbeWriter;
+} // namespace detail
+
 struct ProbeOptions {
   /// Record steps 0, interval, 2*interval, ...; the others cost one integer
   /// comparison. Overridden by DDP_HARNESS_PROBE_INTERVAL when set.
   int64_t interval = 1;
+  /// Fingerprint CPU tensors with the tensor ops that fingerprint CUDA
+  /// tensors on their device, instead of one pass in C++: the same numbers,
+  /// slower; for checking the device path on a machine without one.
+  bool hash_with_tensor_ops = false;
 };
 
 class Probe {
@@ -69,19 +80,16 @@ public:
   void result(const std::map<std::string, double> &Metrics);
 
 private:
-  void open();
-
   std::string RunDir;
   int Rank = 0;
   int WorldSize = 1;
   int64_t Interval = 1;
-  FILE *Jsonl = nullptr;
-  FILE *Bin = nullptr;
+  bool TensorOps = false;
+  /// Created at the first recorded step.
+  std::unique_ptr<detail::ProbeWriter> Writer;
+  /// Where the next sample starts in the .bin.
   int64_t Offset = 0;
 };
-
-/// FNV-1a 64 over \p Bytes, as the probe and the launcher compute it.
-uint64_t fnv1a64(const void *Bytes, size_t Size);
 
 } // namespace ddpharness
 

@@ -2,8 +2,8 @@
 //
 // The same files the LibTorch probe writes (docs/harness.md, "Run directory
 // format"), from plain float vectors: one JSON line per step in
-// probe-rank<R>.jsonl, the raw float32 values in probe-rank<R>.bin, and
-// result-rank<R>.json.
+// probe-rank<R>.jsonl, the raw float32 values in probe-rank<R>.bin (all of
+// them: the vectors are small), and result-rank<R>.json.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,8 @@
 #define DDPHARNESS_TEST_PROBE_H
 
 #include "RankEnv.h"
+
+#include "ddpharness/ProbeHash.h"
 
 #include <cmath>
 #include <cstdint>
@@ -29,17 +31,12 @@ struct ProbedParam {
   const std::vector<float> *HashOf = nullptr;
 };
 
-inline std::string fnv1a(const std::vector<float> &Values) {
-  uint64_t Hash = 0xcbf29ce484222325ULL;
-  const unsigned char *Bytes =
-      reinterpret_cast<const unsigned char *>(Values.data());
-  for (size_t I = 0; I < Values.size() * sizeof(float); ++I) {
-    Hash ^= Bytes[I];
-    Hash *= 0x100000001b3ULL;
-  }
+/// The probe's hash (ddpharness/ProbeHash.h) as 16 lowercase hex digits.
+inline std::string probeHash(const std::vector<float> &Values) {
   char Buf[17];
   std::snprintf(Buf, sizeof(Buf), "%016llx",
-                static_cast<unsigned long long>(Hash));
+                static_cast<unsigned long long>(
+                    ddpharness::probe_hash(Values.data(), Values.size())));
   return Buf;
 }
 
@@ -79,13 +76,14 @@ public:
       const ProbedParam &P = Params[I];
       Line += (I ? ", " : "") + std::string("{\"name\": \"") + P.Name +
               "\", \"numel\": " + std::to_string(P.Value->size()) +
-              ", \"hash\": \"" + fnv1a(P.HashOf ? *P.HashOf : *P.Value) +
+              ", \"stored\": " + std::to_string(P.Value->size()) +
+              ", \"hash\": \"" + probeHash(P.HashOf ? *P.HashOf : *P.Value) +
               "\", \"norm\": " + number(l2(*P.Value)) +
               ", \"offset\": " + std::to_string(append(*P.Value)) +
               ", \"grad\": ";
       if (P.Grad)
-        Line += "{\"hash\": \"" + fnv1a(*P.Grad) + "\", \"norm\": " +
-                number(l2(*P.Grad)) +
+        Line += "{\"hash\": \"" + probeHash(*P.Grad) +
+                "\", \"norm\": " + number(l2(*P.Grad)) +
                 ", \"offset\": " + std::to_string(append(*P.Grad)) + "}}";
       else
         Line += "null}";

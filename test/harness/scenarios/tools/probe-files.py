@@ -2,32 +2,48 @@
 """probe-files.py RUN_DIR RANK: reads probe-rank<RANK>.{jsonl,bin} the way the
 format in docs/harness.md defines them, independently of ddp-harness, and
 prints one line per step and parameter: its name, numel, whether the hash
-recomputed from the .bin matches (FNV-1a 64 over the float32 bytes), whether
-the norm matches, and the gradient's (or `grad=null`). Offsets must tile the
-.bin without gaps or overlaps. Exits 1 on any mismatch."""
+recomputed from the .bin matches (the sum modulo 2^64 of splitmix64's
+finalizer over (i << 32) | the float32 bits of element i), whether the norm
+matches, and the gradient's (or `grad=null`). A parameter whose .bin holds a
+sample (`stored` below `numel`) prints `stored=K sample`: a sample cannot be
+checked against the hash or the norm. Offsets must tile the .bin without gaps
+or overlaps. Exits 1 on any mismatch."""
 import json
 import math
 import struct
 import sys
 
 
-def fnv1a(data):
-    h = 0xcbf29ce484222325
-    for b in data:
-        h ^= b
-        h = (h * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return "%016x" % h
+MASK = 0xFFFFFFFFFFFFFFFF
 
 
-def check(blob, entry, numel, expect_offset):
-    raw = blob[entry["offset"]:entry["offset"] + 4 * numel]
+def mix64(z):
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & MASK
+    return z ^ (z >> 31)
+
+
+def probe_hash(raw):
+    words = struct.unpack("<%dI" % (len(raw) // 4), raw)
+    return "%016x" % (sum(mix64((i << 32) | w) for i, w in enumerate(words))
+                      & MASK)
+
+
+def check(blob, entry, numel, stored, expect_offset):
+    raw = blob[entry["offset"]:entry["offset"] + 4 * stored]
+    ok_offset = entry["offset"] == expect_offset
+    gap = "" if ok_offset else " OFFSET-GAP"
+    if len(raw) != 4 * stored:
+        return False, "SHORT-BIN" + gap
+    if stored < numel:
+        return ok_offset, "sample" + gap
     values = struct.unpack("<%df" % numel, raw)
     norm = math.sqrt(sum(v * v for v in values))
-    ok_hash = fnv1a(raw) == entry["hash"]
+    ok_hash = probe_hash(raw) == entry["hash"]
     ok_norm = math.isclose(norm, entry["norm"], rel_tol=1e-6, abs_tol=1e-12)
-    ok_offset = entry["offset"] == expect_offset
-    return ok_hash and ok_norm and ok_offset, ("hash" if ok_hash else "HASH-MISMATCH") + \
-        ("" if ok_norm else " NORM-MISMATCH") + ("" if ok_offset else " OFFSET-GAP")
+    return ok_hash and ok_norm and ok_offset, \
+        ("hash" if ok_hash else "HASH-MISMATCH") + \
+        ("" if ok_norm else " NORM-MISMATCH") + gap
 
 
 run_dir, rank = sys.argv[1], sys.argv[2]
@@ -42,15 +58,18 @@ with open(f"{run_dir}/probe-rank{rank}.jsonl") as f:
               f"world_size {rec['world_size']}"
               + (f" indices {rec['indices']}" if "indices" in rec else ""))
         for p in rec["params"]:
-            ok, what = check(blob, p, p["numel"], offset)
-            offset += 4 * p["numel"]
+            numel = p["numel"]
+            stored = p.get("stored", numel)
+            ok, what = check(blob, p, numel, stored, offset)
+            offset += 4 * stored
             failed |= not ok
-            out = f"  {p['name']} numel={p['numel']} {what}"
+            out = f"  {p['name']} numel={numel}" + \
+                (f" stored={stored}" if stored < numel else "") + f" {what}"
             if p["grad"] is None:
                 out += " grad=null"
             else:
-                ok, what = check(blob, p["grad"], p["numel"], offset)
-                offset += 4 * p["numel"]
+                ok, what = check(blob, p["grad"], numel, stored, offset)
+                offset += 4 * stored
                 failed |= not ok
                 out += f" grad={what}"
             print(out)
