@@ -48,6 +48,26 @@ const Expr *pathArgument(const CallExpr &Call) {
   return isPathType(Path->getType()) ? Path : nullptr;
 }
 
+/// Whether \p E names the rank or a main-process flag (`rank`,
+/// `context.rank`, `pg->getRank()`, `is_main`): a helper handed it decides
+/// itself which ranks write.
+bool namesRank(const Expr *E) {
+  E = E ? stripObjectWrappers(E)->IgnoreParenImpCasts() : nullptr;
+  const NamedDecl *D = nullptr;
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E))
+    D = Ref->getDecl();
+  else if (const auto *Member = dyn_cast_or_null<MemberExpr>(E))
+    D = Member->getMemberDecl();
+  else if (const auto *Call = dyn_cast_or_null<CallExpr>(E))
+    D = Call->getDirectCallee();
+  if (!D)
+    return false;
+  llvm::SmallVector<std::string, 4> Words = identifierWords(identifierName(D));
+  return llvm::any_of(Words, [](const std::string &W) {
+    return W == "rank" || W == "main" || W == "master" || W == "root";
+  });
+}
+
 /// A checkpoint writer (\p Saves) or reader of the project whose body is
 /// out of sight, named for what it does (`Checkpoint::save_checkpoint(model,
 /// path)`, `loadModel(net, file)`), called with a file name: that name.
@@ -65,7 +85,8 @@ const Expr *outOfSightCheckpointPath(const CallExpr &Call, bool Saves) {
   bool Verb = Saves ? Has({"save", "dump", "store"})
                     : Has({"load", "restore", "resume"});
   if (!Verb || !Has({"checkpoint", "ckpt", "model", "weights", "snapshot",
-                     "state", "params", "parameters"}))
+                     "state", "params", "parameters"}) ||
+      llvm::any_of(Call.arguments(), namesRank))
     return nullptr;
   for (const Expr *Arg : Call.arguments())
     if (isPathType(Arg->getType()))

@@ -26,6 +26,7 @@ typedef struct ompi_request_t* MPI_Request;
 typedef struct ompi_group_t* MPI_Group;
 typedef struct ompi_win_t* MPI_Win;
 typedef struct ompi_info_t* MPI_Info;
+typedef struct ompi_message_t* MPI_Message;
 typedef long MPI_Aint;
 typedef long long MPI_Count;
 typedef struct ompi_status_public_t {
@@ -44,7 +45,10 @@ extern struct ompi_predefined_datatype_t ompi_mpi_char, ompi_mpi_unsigned_char, 
     ompi_mpi_unsigned_long, ompi_mpi_unsigned_long_long, ompi_mpi_float, ompi_mpi_double,
     ompi_mpi_long_double, ompi_mpi_int8_t, ompi_mpi_uint8_t, ompi_mpi_int16_t, ompi_mpi_uint16_t,
     ompi_mpi_int32_t, ompi_mpi_uint32_t, ompi_mpi_int64_t, ompi_mpi_uint64_t, ompi_mpi_c_bool,
-    ompi_mpi_2int, ompi_mpi_float_int, ompi_mpi_double_int;
+    ompi_mpi_2int, ompi_mpi_float_int, ompi_mpi_double_int, ompi_mpi_packed, ompi_mpi_signed_char,
+    ompi_mpi_unsigned_short, ompi_mpi_wchar, ompi_mpi_long_int, ompi_mpi_short_int,
+    ompi_mpi_longdbl_int, ompi_mpi_datatype_null;
+extern struct ompi_predefined_group_t ompi_mpi_group_empty;
 extern struct ompi_predefined_op_t ompi_mpi_op_sum, ompi_mpi_op_max, ompi_mpi_op_min, ompi_mpi_op_prod,
     ompi_mpi_op_land, ompi_mpi_op_lor, ompi_mpi_op_lxor, ompi_mpi_op_band, ompi_mpi_op_bor,
     ompi_mpi_op_bxor, ompi_mpi_op_maxloc, ompi_mpi_op_minloc;
@@ -81,6 +85,15 @@ extern struct ompi_predefined_info_t ompi_mpi_info_null;
 #define MPI_2INT ((MPI_Datatype)(void*)&ompi_mpi_2int)
 #define MPI_FLOAT_INT ((MPI_Datatype)(void*)&ompi_mpi_float_int)
 #define MPI_DOUBLE_INT ((MPI_Datatype)(void*)&ompi_mpi_double_int)
+#define MPI_PACKED ((MPI_Datatype)(void*)&ompi_mpi_packed)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)(void*)&ompi_mpi_signed_char)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)(void*)&ompi_mpi_unsigned_short)
+#define MPI_WCHAR ((MPI_Datatype)(void*)&ompi_mpi_wchar)
+#define MPI_LONG_INT ((MPI_Datatype)(void*)&ompi_mpi_long_int)
+#define MPI_SHORT_INT ((MPI_Datatype)(void*)&ompi_mpi_short_int)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)(void*)&ompi_mpi_longdbl_int)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)(void*)&ompi_mpi_datatype_null)
+#define MPI_GROUP_EMPTY ((MPI_Group)(void*)&ompi_mpi_group_empty)
 
 #define MPI_SUM ((MPI_Op)(void*)&ompi_mpi_op_sum)
 #define MPI_MAX ((MPI_Op)(void*)&ompi_mpi_op_max)
@@ -106,6 +119,11 @@ extern struct ompi_predefined_info_t ompi_mpi_info_null;
 #define MPI_UNDEFINED -32766
 #define MPI_SUCCESS 0
 #define MPI_ERR_OTHER 16
+#define MPI_ERR_REQUEST 7
+#define MPI_CART 1
+#define MPI_GRAPH 2
+#define MPI_DIST_GRAPH 3
+#define MPI_BOTTOM ((void*)0)
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 256
 #define MPI_MODE_NOPRECEDE 2
@@ -223,6 +241,34 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                    int target_rank, MPI_Aint target_disp, int target_count,
                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+
+/* What Boost.MPI's own headers use besides: datatypes built for
+ * serialised values, groups, graph topologies, matched probes, memory. */
+typedef void(MPI_User_function)(void*, void*, int*, MPI_Datatype*);
+int MPI_Type_commit(MPI_Datatype *type);
+int MPI_Type_free(MPI_Datatype *type);
+int MPI_Topo_test(MPI_Comm comm, int *status);
+int MPI_Op_free(MPI_Op *op);
+int MPI_Get_address(const void *location, MPI_Aint *address);
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm);
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+int MPI_Type_create_struct(int count, const int array_of_block_lengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+int MPI_Group_free(MPI_Group *group);
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph);
+int MPI_Free_mem(void *base);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Error_class(int errorcode, int *errorclass);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request);
 
 #ifdef __cplusplus
 }
