@@ -3,6 +3,7 @@
 #include "analysis/CollectiveSites.h"
 
 #include "analysis/ASTUtils.h"
+#include "vocabulary/TensorMethods.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -105,9 +106,7 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
   }
   if (inSystemHeader(*FD)) {
     // std::make_shared<Wrapper>(...) and friends run Wrapper's constructor.
-    llvm::StringRef Name = identifierName(FD);
-    if (Name == "make_shared" || Name == "make_unique" ||
-        Name == "make_intrusive")
+    if (tensors::isObjectFactory(identifierName(FD)))
       if (const CXXRecordDecl *Made = pointeeRecord(FD->getReturnType()))
         return constructs(*Made);
     return std::nullopt;
@@ -210,14 +209,7 @@ const ValueDecl *CollectiveSites::syncingWrapperIn(const FunctionDecl &FD) {
 std::optional<CollectiveSite>
 CollectiveSites::backward(const FunctionDecl &FD, const CallExpr &Call) {
   const FunctionDecl *Callee = Call.getDirectCallee();
-  if (!Callee || identifierName(Callee) != "backward")
-    return std::nullopt;
-  const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
-  bool TensorBackward =
-      Method ? Vocabulary::isTensorClass(*Method->getParent())
-             : Callee->getQualifiedNameAsString() ==
-                   "torch::autograd::backward";
-  if (!TensorBackward)
+  if (!Callee || !tensors::isBackwardPass(*Callee))
     return std::nullopt;
   const ValueDecl *Wrapper = syncingWrapperIn(FD);
   if (!Wrapper)

@@ -14,6 +14,7 @@
 #include "analysis/ASTUtils.h"
 #include "analysis/DivergenceInternal.h"
 #include "analysis/FunctionCFG.h"
+#include "vocabulary/TensorMethods.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -108,9 +109,9 @@ void FunctionDivergence::collectFacts() {
       const auto *RangeCall = dyn_cast_or_null<CXXMemberCallExpr>(Stripped);
       llvm::StringRef Name =
           RangeCall ? identifierName(RangeCall->getMethodDecl()) : "";
-      if (Vocabulary::parameterLoopVariable(*For) || Name == "parameters" ||
-          Name == "named_parameters" || Name == "buffers" ||
-          Name == "named_buffers" || hasParameterName(referencedDecl(Range)))
+      if (Vocabulary::parameterLoopVariable(*For) ||
+          tensors::isModuleTensorCollection(Name) ||
+          hasParameterName(referencedDecl(Range)))
         ParameterVariables.insert(LoopVar);
       return;
     }
@@ -375,14 +376,7 @@ void FunctionDivergence::storageRoots(
     return;
   }
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-    bool SameStorage =
-        llvm::StringSwitch<bool>(identifierName(Member->getMethodDecl()))
-            .Cases("data_ptr", "data", "detach", "view", "view_as", true)
-            .Cases("reshape", "flatten", "slice", "narrow", "select", true)
-            .Cases("squeeze", "unsqueeze", "t", "contiguous", "expand", true)
-            .Cases("front", "back", "at", "value", true)
-            .Default(false);
-    if (SameStorage)
+    if (tensors::sharesStorage(identifierName(Member->getMethodDecl())))
       storageRoots(Member->getImplicitObjectArgument(), Out, Depth + 1);
     return;
   }

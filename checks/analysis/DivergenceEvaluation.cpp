@@ -11,10 +11,10 @@
 #include "analysis/ASTUtils.h"
 #include "analysis/Divergence.h"
 #include "analysis/DivergenceInternal.h"
+#include "vocabulary/TensorMethods.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 
 #include <functional>
 
@@ -93,8 +93,7 @@ bool isInfrastructureType(QualType T) {
   if (!RD)
     return false;
   std::string Name = RD->getQualifiedNameAsString();
-  return Name == "c10::Device" || Name == "c10::TensorOptions" ||
-         llvm::StringRef(Name).startswith("c10d::");
+  return tensors::isDeviceOptionsOrC10dType(Name);
 }
 
 } // namespace
@@ -134,7 +133,7 @@ bool FunctionDivergence::isGradient(const Expr *E, unsigned Depth) const {
       return true;
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
       llvm::StringRef Name = identifierName(Member->getMethodDecl());
-      if (Name == "data" || Name == "detach" || Name == "value")
+      if (tensors::yieldsSameTensor(Name))
         return isGradient(Member->getImplicitObjectArgument(), Depth + 1);
     }
     return false;
@@ -186,7 +185,8 @@ bool FunctionDivergence::isHookParameter(const ParmVarDecl &P) const {
   for (unsigned Depth = 0; S && Depth < 8; ++Depth) {
     S = Parents.getParent(S);
     if (const auto *Call = dyn_cast_or_null<CallExpr>(S))
-      return identifierName(Call->getDirectCallee()) == "register_hook";
+      return tensors::isHookRegistration(
+          identifierName(Call->getDirectCallee()));
     if (S && !isa<Expr>(S))
       return false;
   }
@@ -209,16 +209,10 @@ bool FunctionDivergence::isParameterLike(const Expr *E, unsigned Depth) const {
     return hasParameterName(ME->getMemberDecl());
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
     llvm::StringRef Name = identifierName(Member->getMethodDecl());
-    if (Name == "grad" || Name == "mutable_grad" || Name == "parameters" ||
-        Name == "named_parameters" || Name == "buffers" ||
-        Name == "named_buffers")
+    if (tensors::isGradientAccessor(Name) ||
+        tensors::isModuleTensorCollection(Name))
       return true;
-    bool KeepsShape = llvm::StringSwitch<bool>(Name)
-                          .Cases("value", "detach", "data", "to", true)
-                          .Cases("view", "reshape", "flatten", "view_as", true)
-                          .Cases("contiguous", "clone", "at", true)
-                          .Default(false);
-    return KeepsShape &&
+    return tensors::keepsShape(Name) &&
            isParameterLike(Member->getImplicitObjectArgument(), Depth + 1);
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
@@ -336,7 +330,7 @@ FunctionDivergence::tensorQueryValue(const CallExpr &Call,
     return std::nullopt;
   if (Vocabulary::isGradAccess(Call))
     return Divergence::seed(DivergenceSource::GradientValue, &Call);
-  if (identifierName(&FD) == "defined")
+  if (tensors::isDefinedQuery(identifierName(&FD)))
     return isGradient(Object)
                ? Divergence::seed(DivergenceSource::GradientPresence, &Call)
                : valueOf(Object);
@@ -344,7 +338,7 @@ FunctionDivergence::tensorQueryValue(const CallExpr &Call,
     return std::nullopt;
   // An undefined gradient has no elements: `grad().numel() != 0` is a
   // gradient-presence test.
-  if (identifierName(&FD) == "numel" && isGradient(Object))
+  if (tensors::isElementCount(identifierName(&FD)) && isGradient(Object))
     return Divergence::seed(DivergenceSource::GradientPresence, &Call);
   // Parameters and gradients have the model's shapes; tensors built
   // here or reduced are alike everywhere. A tensor computed from this

@@ -2,6 +2,7 @@
 
 #include "analysis/ParameterLoops.h"
 #include "analysis/ASTUtils.h"
+#include "vocabulary/TensorMethods.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -39,7 +40,8 @@ bool readsAny(const Stmt *S, llvm::ArrayRef<const Decl *> Vars) {
   if (!S)
     return false;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S);
-      Member && identifierName(Member->getMethodDecl()) == "defined")
+      Member &&
+      tensors::isDefinedQuery(identifierName(Member->getMethodDecl())))
     if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(
             stripObjectWrappers(Member->getImplicitObjectArgument()));
         Ref && llvm::is_contained(Vars, Ref->getDecl()))

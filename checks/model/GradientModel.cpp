@@ -2,6 +2,7 @@
 
 #include "model/GradientModel.h"
 #include "analysis/ASTUtils.h"
+#include "vocabulary/UserNames.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLExtras.h"
@@ -131,15 +132,11 @@ bool GradientModel::waitsOnGradientWork(const CallExpr &Call) const {
 }
 
 bool GradientModel::looksLikeCommunicator(const CXXRecordDecl *RD) {
-  return nameContainsAny(identifierName(RD),
-                         {"comm", "group", "dist", "collective", "mpi", "nccl",
-                          "gloo", "world"});
+  return usernames::namedLikeCommunicator(identifierName(RD));
 }
 
 bool GradientModel::looksLikeSync(llvm::StringRef Name) {
-  return nameContainsAny(Name, {"reduce", "sum", "avg", "average", "mean",
-                                "sync", "gather", "exchange", "aggregate",
-                                "bcast", "broadcast"});
+  return usernames::namedLikeSync(Name);
 }
 
 bool GradientModel::isOpaqueUserFunction(const FunctionDecl *FD) const {

@@ -10,6 +10,7 @@
 #include "model/UnwaitedWorkUses.h"
 
 #include "analysis/ASTUtils.h"
+#include "vocabulary/TensorMethods.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -23,10 +24,6 @@ using namespace clang::ast_matchers;
 using namespace clang::tidy::ddp;
 
 namespace {
-
-bool isOneOf(llvm::StringRef Name, std::initializer_list<llvm::StringRef> Names) {
-  return llvm::is_contained(Names, Name);
-}
 
 /// The tensors a collective works on, as variables: tensors named in its
 /// arguments, the tensors a local list of them was built from, and the
@@ -141,11 +138,7 @@ bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
     Member = Dependent->getMember();
   // An empty name counts as an identifier: ask for the identifier itself.
   const IdentifierInfo *Name = Member.getAsIdentifierInfo();
-  return Name &&
-         isOneOf(Name->getName(),
-                 {"size", "empty", "numel", "dim", "sizes", "device", "dtype",
-                  "options", "defined", "scalar_type", "push_back",
-                  "emplace_back", "reserve", "capacity"});
+  return Name && tensors::readsNoElements(Name->getName());
 }
 
 /// The optimizer steps (when the collective's tensors can be the model's)
