@@ -3,7 +3,7 @@
 // A collective hangs the job when only some ranks issue it. Whether a rank
 // issues it depends on the conditions that control it, so the ddp checks ask
 // two questions of a function: which calls are collectives
-// (utils/CollectiveSites), and which values can differ between ranks: the
+// (analysis/CollectiveSites), and which values can differ between ranks: the
 // rank itself, and data local to a rank (whether a gradient exists, a loss
 // computed from this rank's batches and never reduced, a tensor's shape, a
 // batch counter, a data loader running out). This file answers the second.

@@ -3,7 +3,7 @@
 // `optimizer.step([&] { ...; loss_value = loss.item<double>(); ... })`:
 // LibTorch runs the closure inside step(), so what it writes through its
 // by-reference captures reaches the caller's locals there. Part of
-// FunctionDivergence (utils/Divergence.h).
+// FunctionDivergence (analysis/Divergence.h).
 //
 //===----------------------------------------------------------------------===//
 

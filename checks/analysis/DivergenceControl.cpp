@@ -4,7 +4,7 @@
 // and its value, loops over a data loader (uniform), the branches that
 // decide whether a block runs (clang's ControlDependencyCalculator, leaving
 // out sides that can only abort) and where the paths out of a branch meet
-// again. Part of FunctionDivergence (utils/Divergence.h).
+// again. Part of FunctionDivergence (analysis/Divergence.h).
 //
 //===----------------------------------------------------------------------===//
 

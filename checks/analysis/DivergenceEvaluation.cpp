@@ -4,7 +4,7 @@
 // and FunctionDivergence's evaluation of one expression in the current flow
 // state: seeds from the vocabulary (rank queries, gradients, shapes, loader
 // positions), helper summaries, fields, and what collectives make uniform.
-// Part of FunctionDivergence (utils/Divergence.h).
+// Part of FunctionDivergence (analysis/Divergence.h).
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,7 +3,7 @@
 // Small helpers that more than one of the divergence analysis's files
 // (Divergence.cpp, DivergenceEvaluation.cpp, DivergenceTransfer.cpp, ...)
 // uses. Only those files include this header; checks ask
-// utils/Divergence.h instead.
+// analysis/Divergence.h instead.
 //
 //===----------------------------------------------------------------------===//
 

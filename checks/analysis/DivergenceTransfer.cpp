@@ -3,7 +3,7 @@
 // FunctionDivergence's transfer function: the definitions one statement of
 // the CFG makes (declarations, assignments, in-place and output-argument
 // updates, what a function returns) and what a collective makes the same
-// on every rank. Part of FunctionDivergence (utils/Divergence.h).
+// on every rank. Part of FunctionDivergence (analysis/Divergence.h).
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,9 +2,9 @@
 //
 // The analysis behind ddp-divergent-collective, one function at a time, in
 // phases the way clang-tidy's use-after-move check takes them: collect the
-// collectives the body issues (utils/CollectiveSites); decide, for each,
+// collectives the body issues (analysis/CollectiveSites); decide, for each,
 // the nearest branch on a condition that differs between ranks
-// (utils/Divergence) that decides whether it runs, with the collective
+// (analysis/Divergence) that decides whether it runs, with the collective
 // inside the branch or after an early exit taken on it; and keep, of the
 // collectives one early exit skips, the first.
 //

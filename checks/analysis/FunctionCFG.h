@@ -1,8 +1,8 @@
 //===--- FunctionCFG.h - one way to build a function's CFG ----------------===//
 //
-// Every flow question (utils/Reachability, utils/Divergence) runs on a CFG
-// built with the same options: every statement an element, constructor
-// initializers included.
+// Every flow question (analysis/Reachability, analysis/Divergence) runs on
+// a CFG built with the same options: every statement an element,
+// constructor initializers included.
 //
 // Template patterns that nothing instantiates are analysed as written. In
 // such a pattern a range-based `for` over a dependent range keeps only its

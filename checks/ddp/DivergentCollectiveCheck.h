@@ -30,7 +30,7 @@ public:
 
 private:
   /// Collects the function's collectives, decides which of them only some
-  /// ranks issue (utils/DivergentSites) and reports those.
+  /// ranks issue (analysis/DivergentSites) and reports those.
   void checkFunction(const FunctionDecl &Function);
   void report(const DivergentSites::Finding &F, const DivergentSites &Sites);
   /// The condition, the early exit, where the condition's divergence comes
