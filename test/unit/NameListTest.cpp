@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "utils/NameList.h"
+#include "vocabulary/NameList.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"

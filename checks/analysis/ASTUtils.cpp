@@ -1,0 +1,129 @@
+//===--- ASTUtils.cpp -----------------------------------------------------===//
+
+#include "analysis/ASTUtils.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+/// Whether \p Instance, a declaration of an instantiated class, is an
+/// instantiation of \p Pattern with a body.
+bool instantiatesWithBody(const Decl *Instance, const FunctionDecl &Pattern) {
+  auto Matches = [&](const FunctionDecl *F) {
+    return F && F->doesThisDeclarationHaveABody() &&
+           F->getTemplateInstantiationPattern() == &Pattern;
+  };
+  if (const auto *F = dyn_cast<FunctionDecl>(Instance))
+    return Matches(F);
+  if (const auto *FTD = dyn_cast<FunctionTemplateDecl>(Instance))
+    for (const FunctionDecl *Spec : FTD->specializations())
+      if (Matches(Spec))
+        return true;
+  return false;
+}
+
+} // namespace
+
+const Stmt *parentStmtAcrossDecls(const Stmt &S, ASTContext &Context) {
+  DynTypedNodeList Parents = Context.getParents(S);
+  for (unsigned Depth = 0; Depth < 4 && !Parents.empty(); ++Depth) {
+    for (const DynTypedNode &Parent : Parents)
+      if (const auto *P = Parent.get<Stmt>())
+        return P;
+    // A lambda's body hangs off its call operator, inside its class, inside
+    // the LambdaExpr.
+    const auto *Method = Parents[0].get<CXXMethodDecl>();
+    const auto *Record = Parents[0].get<CXXRecordDecl>();
+    if (!Parents[0].get<VarDecl>() && !(Method && Method->getParent()->isLambda()) &&
+        !(Record && Record->isLambda()))
+      return nullptr;
+    Parents = Context.getParents(Parents[0]);
+  }
+  return nullptr;
+}
+
+bool isInstantiatedPattern(const FunctionDecl &FD) {
+  if (!FD.isDependentContext())
+    return false;
+  // A function template: one of its specializations.
+  if (const FunctionTemplateDecl *FTD = FD.getDescribedFunctionTemplate())
+    for (const FunctionDecl *Spec : FTD->specializations())
+      if (Spec->doesThisDeclarationHaveABody() &&
+          Spec->getTemplateInstantiationPattern() == &FD)
+        return true;
+  // A member of a class template: the member of one of its specializations,
+  // whose body is instantiated only where it is used.
+  const auto *RD = dyn_cast<CXXRecordDecl>(FD.getDeclContext());
+  const ClassTemplateDecl *CTD = RD ? RD->getDescribedClassTemplate() : nullptr;
+  if (!CTD)
+    return false;
+  for (const ClassTemplateSpecializationDecl *Spec : CTD->specializations())
+    for (const Decl *Member : Spec->decls())
+      if (instantiatesWithBody(Member, FD))
+        return true;
+  return false;
+}
+
+namespace {
+
+/// Visits every call in user code with the function (or lambda) that makes
+/// it, template instantiations included.
+class CallIndexer : public RecursiveASTVisitor<CallIndexer> {
+  using Base = RecursiveASTVisitor<CallIndexer>;
+
+public:
+  using Callback =
+      llvm::function_ref<void(const FunctionDecl &Caller, const CallExpr &)>;
+  CallIndexer(const SourceManager &SM, Callback OnCall)
+      : SM(SM), OnCall(OnCall) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBody() const { return true; }
+
+  bool TraverseDecl(Decl *D) {
+    if (!D)
+      return true;
+    if (!isa<TranslationUnitDecl>(D) && SM.isInSystemHeader(D->getLocation()))
+      return true;
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (FD && isInstantiatedPattern(*FD))
+      FD = nullptr; // patterns: their instantiations are visited instead
+    if (FD)
+      Stack.push_back(FD);
+    bool Result = Base::TraverseDecl(D);
+    if (FD)
+      Stack.pop_back();
+    return Result;
+  }
+  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
+    Stack.push_back(Lambda->getCallOperator());
+    bool Result = Base::TraverseLambdaExpr(Lambda);
+    Stack.pop_back();
+    return Result;
+  }
+  bool VisitCallExpr(CallExpr *Call) {
+    if (!Stack.empty() && Stack.back())
+      OnCall(*Stack.back(), *Call);
+    return true;
+  }
+
+private:
+  const SourceManager &SM;
+  Callback OnCall;
+  llvm::SmallVector<const FunctionDecl *, 8> Stack;
+};
+
+} // namespace
+
+void forEachUserCall(
+    ASTContext &Context,
+    llvm::function_ref<void(const FunctionDecl &Caller, const CallExpr &Call)>
+        OnCall) {
+  CallIndexer Indexer(Context.getSourceManager(), OnCall);
+  Indexer.TraverseDecl(Context.getTranslationUnitDecl());
+}
+
+} // namespace clang::tidy::ddp

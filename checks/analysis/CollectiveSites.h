@@ -1,0 +1,95 @@
+//===--- CollectiveSites.h - calls that issue a collective ----------------===//
+//
+// Which calls make every rank of a process group meet: the vocabulary's
+// collectives, and what issues them out of sight: a helper of the
+// translation unit (at any depth), a constructor (a wrapper that broadcasts
+// when built), a function defined elsewhere that is handed a communicator,
+// and backward() after a forward through a data-parallel wrapper whose
+// gradient hooks all-reduce.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_UTILS_COLLECTIVESITES_H
+#define DDPLINT_CHECKS_UTILS_COLLECTIVESITES_H
+
+#include "vocabulary/Vocabulary.h"
+
+#include "clang/AST/ASTContext.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+
+namespace clang::tidy::ddp {
+
+/// A call that issues a collective.
+struct CollectiveSite {
+  enum class Via {
+    Api,          // the collective itself (c10d, MPI, NCCL, boost::mpi, ...)
+    Helper,       // a function of this translation unit that issues one
+    Communicator, // a function defined elsewhere that is handed a communicator
+    Backward,     // backward() after a forward through a data-parallel
+                  // wrapper whose gradient hooks all-reduce
+  };
+  Via How;
+  /// The function called (for a construction, the constructor).
+  const FunctionDecl *Callee;
+  /// The collective API call it ends in (itself for Via::Api); null when
+  /// that is out of sight.
+  const FunctionDecl *Api;
+  std::optional<CollectiveKind> Kind;
+  /// For Via::Backward: the wrapper the forward went through.
+  const ValueDecl *Wrapper = nullptr;
+
+  /// Sites with equal keys are the matching collective on two branches:
+  /// the same kind of collective, or the same function.
+  const void *key() const;
+};
+
+/// Classifies calls of one translation unit (memoised).
+class CollectiveSites {
+public:
+  CollectiveSites(const Vocabulary &Vocab, ASTContext &Context)
+      : Vocab(Vocab), Context(Context) {}
+
+  /// The collective \p E issues, if it is a call or construction that does.
+  std::optional<CollectiveSite> collective(const Expr &E);
+  /// The first collective the body of \p FD issues (not counting lambdas it
+  /// only defines), if any.
+  std::optional<CollectiveSite> issues(const FunctionDecl &FD);
+  /// The call or construction in \p FD's body where that first collective
+  /// is issued (the collective, or the helper that issues it); null when
+  /// \p FD issues none.
+  const Expr *firstIssued(const FunctionDecl &FD);
+  ASTContext &context() const { return Context; }
+  /// \p Call as a collective when it is a backward() in \p FD and \p FD runs
+  /// a forward through a data-parallel wrapper whose gradient hooks
+  /// all-reduce: the forward arms them for the next backward, as PyTorch's
+  /// reducer does.
+  std::optional<CollectiveSite> backward(const FunctionDecl &FD,
+                                         const CallExpr &Call);
+
+  /// Whether \p Call is handed a communicator; with \p InStructs, also one
+  /// held by a user struct it is handed (`dist::Context` holding the
+  /// process group).
+  static bool handsCommunicator(const CallExpr &Call, bool InStructs);
+
+private:
+  std::optional<CollectiveSite> classify(const Expr &E);
+  std::optional<CollectiveSite> constructs(const CXXRecordDecl &RD);
+  /// The wrapper variable \p FD forwards through, when that wrapper's hooks
+  /// all-reduce; null otherwise.
+  const ValueDecl *syncingWrapperIn(const FunctionDecl &FD);
+  bool wrapperSyncs(const CXXRecordDecl &Wrapper);
+
+  const Vocabulary &Vocab;
+  ASTContext &Context;
+  llvm::DenseMap<const Expr *, std::optional<CollectiveSite>> Sites;
+  llvm::DenseMap<const FunctionDecl *, std::optional<CollectiveSite>> Issues;
+  llvm::DenseMap<const FunctionDecl *, const Expr *> IssuedAt;
+  llvm::DenseMap<const FunctionDecl *, const ValueDecl *> SyncingWrappers;
+  llvm::DenseMap<const CXXRecordDecl *, bool> WrapperSyncs;
+};
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_UTILS_COLLECTIVESITES_H

@@ -1,0 +1,343 @@
+//===--- Divergence.h - what can differ from one rank to another ----------===//
+//
+// A collective hangs the job when only some ranks issue it. Whether a rank
+// issues it depends on the conditions that control it, so the ddp checks ask
+// two questions of a function: which calls are collectives
+// (analysis/CollectiveSites), and which values can differ between ranks: the
+// rank itself, and data local to a rank (whether a gradient exists, a loss
+// computed from this rank's batches and never reduced, a tensor's shape, a
+// batch counter, a data loader running out). This file answers the second.
+//
+// It is a taint analysis on the function's CFG (FunctionDivergence). Seeds
+// come from the vocabulary; taint flows through local variables
+// (assignments, compound updates, container and in-place tensor mutations,
+// output arguments), through helpers of the translation unit (what they
+// return, in terms of their parameters; what their callers pass), through
+// fields of user classes, and through control: a variable set on one side of
+// a diverging branch differs once the sides meet again. The output of a
+// collective (a tensor all-reduced or broadcast, the result of a helper that
+// reduces) is the same on every rank and clears the taint.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_UTILS_DIVERGENCE_H
+#define DDPLINT_CHECKS_UTILS_DIVERGENCE_H
+
+#include "vocabulary/Vocabulary.h"
+#include "analysis/CollectiveSites.h"
+#include "analysis/ParameterWrites.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMap.h"
+#include "clang/Analysis/Analyses/Dominators.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace clang::tidy::ddp {
+
+/// Why a value can differ from one rank to another.
+enum class DivergenceSource : uint8_t {
+  Rank,             // a rank query, a rank variable, RANK from the environment
+  GradientPresence, // whether this rank has a gradient (`grad().defined()`)
+  LocalData,        // computed from this rank's batches and never reduced
+  GradientValue,    // a gradient before it is reduced
+  TensorShape,      // `numel()` / `size()` of a tensor that is no parameter
+  LoaderExhaustion, // where this rank's data loader stands (`begin`/`end`)
+  BatchCount,       // what a loop over this rank's data loader leaves behind
+};
+constexpr unsigned NumDivergenceSources = 7;
+
+/// A value's divergence: the sources it depends on (each with one place
+/// where it came in, for notes) and, inside a function summary, the
+/// parameters it depends on.
+class Divergence {
+public:
+  static Divergence seed(DivergenceSource S, const Stmt *Origin);
+  static Divergence parameter(unsigned Index);
+
+  /// Whether the value can differ between ranks.
+  bool diverges() const { return Sources != 0; }
+  bool has(DivergenceSource S) const { return Sources & bit(S); }
+  /// The source a diagnostic explains: the rank before the rest.
+  DivergenceSource primary() const;
+  const Stmt *origin(DivergenceSource S) const {
+    return Origins[static_cast<unsigned>(S)];
+  }
+  uint64_t parameters() const { return Params; }
+  /// Whether the only source is \p S.
+  bool onlyFrom(DivergenceSource S) const { return Sources == bit(S); }
+
+  /// Joins \p Other in; returns whether anything was added.
+  bool merge(const Divergence &Other);
+  /// Forgets source \p S.
+  void drop(DivergenceSource S);
+  /// The sources alone, without parameters.
+  Divergence sourcesOnly() const;
+  /// The same sources, all entering at \p Origin (a call of a helper).
+  Divergence through(const Stmt *Origin) const;
+
+private:
+  static uint8_t bit(DivergenceSource S) {
+    return uint8_t(1u << static_cast<unsigned>(S));
+  }
+  uint8_t Sources = 0;
+  uint64_t Params = 0;
+  std::array<const Stmt *, NumDivergenceSources> Origins{};
+};
+
+class FunctionDivergence;
+
+/// The analysis of one translation unit: collective sites, per-function
+/// flow facts and the summaries that connect them (memoised).
+class DivergenceAnalysis {
+public:
+  DivergenceAnalysis(const Vocabulary &Vocab, ASTContext &Context);
+  ~DivergenceAnalysis();
+
+  /// The collectives of this translation unit.
+  CollectiveSites &sites() { return Sites; }
+  /// Which reference parameters the unit's functions write.
+  ParameterWrites &writes() { return Writes; }
+  /// The flow facts of a function with a body; null when there is none or
+  /// the CFG cannot be built.
+  FunctionDivergence *function(const FunctionDecl &FD);
+
+  const Vocabulary &vocabulary() const { return Vocab; }
+  ASTContext &context() const { return Context; }
+  /// The statements of \p FD's body by parent (lambda bodies included).
+  /// ASTContext::getParents would map the whole translation unit, LibTorch's
+  /// headers with it, on first use.
+  const ParentMap &parents(const FunctionDecl &FD);
+
+  // Summaries used while analysing a function.
+  /// What \p FD returns, in terms of its parameters.
+  Divergence returned(const FunctionDecl &FD);
+  /// What a field of a user class holds, over every assignment in its
+  /// class's constructors and methods.
+  Divergence field(const FieldDecl &FD);
+  /// \p D with its parameter dependences replaced by what the callers in
+  /// this translation unit pass for those parameters (through their own
+  /// callers in turn).
+  Divergence fromCallers(const FunctionDecl &FD, const Divergence &D);
+  /// The fields of the struct that \p FD's parameter \p Index points or
+  /// refers to which \p FD writes, each with what it writes there (in terms
+  /// of \p FD's parameters); null when \p FD writes the struct in a way this
+  /// does not follow (whole, through an alias, through code out of sight).
+  using FieldWrites =
+      llvm::SmallVector<std::pair<const FieldDecl *, Divergence>, 8>;
+  const FieldWrites *fieldWrites(const FunctionDecl &FD, unsigned Index);
+
+private:
+  struct CallSite {
+    const FunctionDecl *Caller;
+    const CallExpr *Call;
+  };
+  Divergence passedFor(const FunctionDecl &FD, unsigned Index);
+  const std::vector<CallSite> &callersOf(const FunctionDecl &FD);
+
+  const Vocabulary &Vocab;
+  ASTContext &Context;
+  CollectiveSites Sites;
+  ParameterWrites Writes;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<FunctionDivergence>>
+      Functions;
+  llvm::DenseSet<const FunctionDecl *> InProgress;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ParentMap>> Parents;
+  llvm::DenseMap<const FieldDecl *, Divergence> Fields;
+  llvm::DenseSet<const FieldDecl *> FieldsInProgress;
+  /// Analyses made on the side while the same function was in progress.
+  std::vector<std::unique_ptr<FunctionDivergence>> Scratch;
+  /// Calls in user code by callee (canonical declaration); built on first
+  /// use.
+  std::optional<llvm::DenseMap<const FunctionDecl *, std::vector<CallSite>>>
+      Callers;
+  llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, Divergence>
+      Passed;
+  /// Node-based: callers keep pointers to summaries while others are made.
+  std::map<std::pair<const FunctionDecl *, unsigned>,
+           std::optional<FieldWrites>>
+      FieldWriteSummaries;
+};
+
+/// Divergence facts of one function body, on its CFG.
+class FunctionDivergence {
+public:
+  FunctionDivergence(DivergenceAnalysis &Owner, const FunctionDecl &FD);
+  ~FunctionDivergence();
+
+  bool valid() const { return Cfg != nullptr; }
+  const CFG &cfg() const { return *Cfg; }
+  const FunctionDecl &function() const { return Function; }
+
+  /// The block whose elements evaluate \p S (or its closest enclosing
+  /// statement); null when the CFG does not hold it.
+  const CFGBlock *blockOf(const Stmt *S) const;
+  /// The divergence of an expression of this function where it is
+  /// evaluated (joined over every path).
+  Divergence value(const Expr *E) const;
+  /// What the function returns.
+  const Divergence &returned() const { return Returned; }
+  /// The divergence added by control at \p S: the conditions that decide
+  /// whether it runs.
+  Divergence implicitAt(const Stmt *S);
+
+  /// The condition a branch block tests (for a range-for, its range);
+  /// null for blocks that do not branch on a condition.
+  const Expr *condition(const CFGBlock &Branch) const;
+  Divergence conditionValue(const CFGBlock &Branch) const;
+  /// A loop that runs once per batch of a data loader: its condition only
+  /// asks whether the loader is exhausted (a range-for over a loader,
+  /// `it != loader->end()`). Distributed samplers give every rank the same
+  /// number of batches, so such a loop is taken as uniform.
+  bool isLoaderLoop(const CFGBlock &Branch) const;
+  /// The branch blocks that decide whether \p Block runs (transitive
+  /// control dependence, leaving out sides that can only abort), nearest
+  /// first.
+  llvm::ArrayRef<const CFGBlock *> controllingBranches(const CFGBlock &Block);
+  /// The block where the paths out of \p Branch meet again; null when they
+  /// only meet at the function's exit through different routes.
+  const CFGBlock *joinOf(const CFGBlock &Branch) const;
+  /// Where the paths out of \p Branch that go on meet again: a path that
+  /// ends the process (a check macro's `exit()`, a call that does not
+  /// return) does not count, so that a `CHECK(collective)` under a branch
+  /// is not taken as meeting the one after it. Null when there is none.
+  const CFGBlock *continuingJoinOf(const CFGBlock &Branch);
+  /// Whether the edge from \p Branch to \p Succ is taken only where a
+  /// communicator handle this function issues collectives through is null
+  /// (`if (mpi_) mpi_->bcast(...)`): a process without one is alone, and
+  /// nothing it computes can differ from another rank's.
+  bool isAloneEdge(const CFGBlock &Branch, const CFGBlock &Succ) const;
+
+private:
+  class Transfer;
+
+  void collectFacts();
+  void run();
+  void processBlock(const CFGBlock &B);
+  Divergence evaluate(const Expr *E);
+  /// The value this pass recorded for \p E, else \p E evaluated now.
+  Divergence valueOf(const Expr *E);
+  /// What the subexpressions of \p E hold together.
+  Divergence childrenValue(const Expr &E);
+  Divergence evaluateMember(const MemberExpr &ME);
+  Divergence evaluateCall(const CallExpr &Call);
+  /// The steps of evaluateCall for one kind of callee (\p Object: the
+  /// object of a member call); none when the callee is not of that kind.
+  /// A tensor's gradient, whether it has one, its shape.
+  std::optional<Divergence> tensorQueryValue(const CallExpr &Call,
+                                             const FunctionDecl &FD,
+                                             const Expr *Object);
+  /// How many elements a container holds, where it or a data loader
+  /// begins and ends.
+  std::optional<Divergence> extentValue(const CallExpr &Call,
+                                        const FunctionDecl &FD,
+                                        const Expr *Object);
+  /// A function of user code: its summary, a rank getter, one handed the
+  /// communicator.
+  std::optional<Divergence> userCallValue(const CallExpr &Call,
+                                          const FunctionDecl &FD,
+                                          const Expr *Object);
+  /// A local variable, or one field of a local struct (`stats.loss`): the
+  /// places the flow keeps values in.
+  using Slot = std::pair<const VarDecl *, const FieldDecl *>;
+  /// The value of a whole variable: itself and its fields, but not a rank
+  /// kept in a field (a context struct's `rank`, a `device` index picked
+  /// from the rank): that is what the struct is, not data it carries, and
+  /// reading its other fields (`world_size`) gives uniform values.
+  Divergence read(const VarDecl *V) const;
+  /// How many elements the container \p E holds, where it begins and ends:
+  /// what its elements hold left out (`counts[rank] = n` changes a value,
+  /// not the size). \p E is followed through references bound to it (a
+  /// range-for's range).
+  Divergence extentOf(const Expr *E);
+  /// The slot of a container's elements, apart from the container itself:
+  /// what `v[i] = x` writes.
+  static const FieldDecl *elementsSlot() {
+    return reinterpret_cast<const FieldDecl *>(uintptr_t(8));
+  }
+  Divergence readField(const VarDecl *V, const FieldDecl *F) const;
+  bool isLocal(const VarDecl *V) const;
+  /// The slot an assignment to \p E writes: `v` (exact), `v.f` (exact),
+  /// `v.f.g`, `v[i]`, `v.f[i]` (updates); a null variable when \p E is not
+  /// rooted in a local.
+  Slot rootLocal(const Expr *E, bool &Exact) const;
+  void storageRoots(const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Out,
+                    unsigned Depth = 0) const;
+  bool isGradient(const Expr *E, unsigned Depth = 0) const;
+  /// A field a homegrown autograd keeps a gradient in (`meta->grad_`), by
+  /// its name: testing it for null asks whether this rank has a gradient.
+  bool isGradientStorage(const Expr *E) const;
+  bool isParameterLike(const Expr *E, unsigned Depth = 0) const;
+  bool isHookParameter(const ParmVarDecl &P) const;
+  /// Records the value of \p S (an expression) and applies what it does to
+  /// the flow state (FunctionDivergence::Transfer).
+  void transfer(const Stmt *S, const CFGBlock &B);
+  /// `optimizer.step([&] { ...; loss_value = loss.item<double>(); ... })`:
+  /// the closure runs inside the step, so what it assigns to this
+  /// function's locals through by-reference captures is assigned at the
+  /// step.
+  void closureAssignments(const CallExpr &Step, const CFGBlock &B);
+  /// The value of an expression of such a closure, in this function's
+  /// terms: its locals, its batches, and the closure's own locals followed
+  /// to their initialisers.
+  /// A closure's local handed to a collective in \p Body holds the same
+  /// on every rank afterwards.
+  Divergence closureValue(const Expr *E, const Stmt &Body, unsigned Depth);
+  void define(Slot Where, Divergence D, bool Overwrite, const CFGBlock &B);
+  void clear(const VarDecl *V);
+  void sanitize(const CollectiveSite &Site, const CallExpr &Call);
+  Divergence implicitIn(const CFGBlock &B);
+  /// Whether a side of \p Branch can finish the function normally without
+  /// running \p Block.
+  bool bypasses(const CFGBlock &Branch, const CFGBlock &Block);
+
+  DivergenceAnalysis &Owner;
+  const Vocabulary &Vocab;
+  const FunctionDecl &Function;
+  std::unique_ptr<CFG> Cfg;
+  std::unique_ptr<ControlDependencyCalculator> Control;
+  std::unique_ptr<CFGPostDomTree> PostDom;
+
+  using State = llvm::DenseMap<Slot, Divergence>;
+  llvm::DenseMap<const Stmt *, const CFGBlock *> BlockOf;
+  llvm::DenseMap<const Expr *, Divergence> Values;
+  llvm::DenseMap<const CFGBlock *, State> Out;
+  llvm::DenseMap<const CFGBlock *, llvm::SmallVector<const CFGBlock *, 8>>
+      Controllers;
+  llvm::DenseMap<std::pair<const CFGBlock *, const CFGBlock *>, bool>
+      Bypasses;
+  /// Range-for loop variables over data loaders, with the loop.
+  llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> BatchVariables;
+  /// Range-for loop variables over parameters (or containers named so).
+  llvm::DenseSet<const VarDecl *> ParameterVariables;
+  /// Counters a `for` declares with a constant start (`for (int r = 0; r <
+  /// world; ++r)`): every rank counts alike, whatever the name says.
+  llvm::DenseSet<const VarDecl *> LoopCounters;
+  /// Handles (locals, fields) whose member calls issue collectives, and
+  /// those of a communicator type.
+  llvm::DenseSet<const ValueDecl *> CommunicatorHandles;
+  /// Containers and tensors whose elements or storage another variable
+  /// shares (`std::vector<at::Tensor> tensors{grad}`): tensors -> grad.
+  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const VarDecl *, 2>>
+      Aliases;
+  /// Branch blocks by the block where their paths meet again.
+  llvm::DenseMap<const CFGBlock *, llvm::SmallVector<const CFGBlock *, 2>>
+      JoinsAt;
+  /// Blocks that modify each slot.
+  llvm::DenseMap<Slot, llvm::SmallVector<const CFGBlock *, 4>> Modified;
+  State Current;
+  Divergence Returned;
+  bool Changed = false;
+};
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_UTILS_DIVERGENCE_H

@@ -1,0 +1,370 @@
+//===--- MissingInitialBroadcastCheck.cpp - ddp-missing-initial-broadcast -===//
+
+#include "ddp/MissingInitialBroadcastCheck.h"
+
+#include "analysis/ParameterLoops.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::ddp {
+
+namespace {
+constexpr llvm::StringLiteral ModelId = "model";
+constexpr llvm::StringLiteral DeclId = "decl";
+constexpr llvm::StringLiteral FunctionId = "function";
+
+/// Whether an expression clones a module (`encoder->clone()`, also under a
+/// cast): the clone starts from the original's parameters.
+bool clonesModule(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
+    if (Vocabulary::moduleCopySource(*Member))
+      return true;
+  return llvm::any_of(S->children(), clonesModule);
+}
+
+/// A local that owns a newly built module: `Net model(opts);`,
+/// `auto model = std::make_shared<NetImpl>();`, not a reference, a pointer,
+/// a copy or a clone of another module.
+AST_MATCHER(VarDecl, ownsNewModule) {
+  QualType T = Node.getType();
+  const CXXRecordDecl *Module = Vocabulary::moduleClassOfHandle(T);
+  if (T->isReferenceType() || T->isPointerType() || !Module ||
+      Vocabulary::holdsNoParameters(*Module) || !Node.hasLocalStorage() ||
+      isa<ParmVarDecl>(&Node))
+    return false;
+  return !Node.getInit() ||
+         (handleDecl(Node.getInit()) == nullptr && !clonesModule(Node.getInit()));
+}
+
+bool underRankCondition(const Stmt &S, ASTContext &Context,
+                        const Vocabulary &Vocab) {
+  DynTypedNode Node = DynTypedNode::create(S);
+  for (unsigned Depth = 0; Depth < 64; ++Depth) {
+    DynTypedNodeList Parents = Context.getParents(Node);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>())
+      return false;
+    Node = Parents[0];
+    if (const auto *If = Node.get<IfStmt>())
+      if (Vocab.mentionsRank(If->getCond()))
+        return true;
+  }
+  return false;
+}
+/// The body of a function a call runs, when it is defined in this
+/// translation unit outside system headers (an instantiation's body for a
+/// template).
+const Stmt *userBody(const CallExpr &Call, ASTContext &Context) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const FunctionDecl *Def = nullptr;
+  if (!Callee || !Callee->hasBody(Def) || !Def->getBody() ||
+      Context.getSourceManager().isInSystemHeader(Def->getLocation()))
+    return nullptr;
+  return Def->getBody();
+}
+
+/// Whether a seed differs from process to process whatever the rank:
+/// `std::random_device{}()`, `time(nullptr)`, `getpid()`, a clock's
+/// `now()`, also through a local initialised with one.
+bool differsPerProcess(const Stmt *S, unsigned Depth = 0) {
+  if (!S || Depth > 8)
+    return false;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
+    if (const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
+        RD && identifierName(RD) == "random_device" && RD->isInStdNamespace())
+      return true;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = Call->getDirectCallee()) {
+      llvm::StringRef Name = identifierName(FD);
+      if ((FD->isInStdNamespace() || FD->getDeclContext()->isTranslationUnit() ||
+           FD->getDeclContext()->isExternCContext()) &&
+          (Name == "time" || Name == "getpid" || Name == "clock"))
+        return true;
+      const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+      if (Name == "now" && MD && MD->isStatic() &&
+          identifierName(MD->getParent()).endswith("clock"))
+        return true;
+    }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+        Var && Var->hasLocalStorage() && Var->getInit())
+      return differsPerProcess(Var->getInit(), Depth + 1);
+  for (const Stmt *Child : S->children())
+    if (differsPerProcess(Child, Depth + 1))
+      return true;
+  return false;
+}
+
+/// Whether a body copies data into tensors (`p.copy_(...)`, `set_data`).
+bool copiesIntoTensors(const Stmt &Body) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Body))
+    if (Vocabulary::copiesIntoTensor(*Member))
+      return true;
+  for (const Stmt *Child : Body.children())
+    if (Child && !isa<LambdaExpr>(Child) && copiesIntoTensors(*Child))
+      return true;
+  return false;
+}
+
+/// Whether a body touches a module's buffers (`buffers()`,
+/// `named_buffers()`) and never its parameters: a helper that broadcasts
+/// there broadcasts the buffers only.
+bool touchesOnlyBuffers(const Stmt &Body, ASTContext &Context) {
+  bool Buffers = false, Parameters = false;
+  for (const BoundNodes &N :
+       match(findAll(cxxMemberCallExpr().bind("c")), Body, Context)) {
+    std::optional<ModuleState> State = Vocabulary::moduleStateAccess(
+        *N.getNodeAs<CXXMemberCallExpr>("c"));
+    Buffers |= State == ModuleState::Buffers;
+    Parameters |= State == ModuleState::Parameters;
+  }
+  return Buffers && !Parameters;
+}
+
+/// Whether \p S refers to one of \p Decls.
+bool mentionsAny(const Stmt &S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Decls,
+                 ASTContext &Context) {
+  return llvm::any_of(
+      match(findAll(declRefExpr(to(valueDecl().bind("d")))), S, Context),
+      [&](const BoundNodes &N) {
+        return Decls.contains(N.getNodeAs<ValueDecl>("d"));
+      });
+}
+
+/// The locals of \p Body built from \p Model, transitively: the optimizer
+/// over its parameters, a training-loop object handed the model or that
+/// optimizer. \p Model is one of them.
+llvm::SmallPtrSet<const ValueDecl *, 8>
+builtFrom(const VarDecl &Model, const Stmt &Body, ASTContext &Context) {
+  llvm::SmallPtrSet<const ValueDecl *, 8> Related{&Model};
+  llvm::SmallVector<const VarDecl *, 16> Vars;
+  for (const BoundNodes &N : match(findAll(declStmt().bind("s")), Body, Context))
+    for (const Decl *D : N.getNodeAs<DeclStmt>("s")->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->getInit())
+        Vars.push_back(Var);
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (const VarDecl *Var : Vars)
+      if (!Related.contains(Var) && mentionsAny(*Var->getInit(), Related, Context))
+        Changed |= Related.insert(Var).second;
+  }
+  return Related;
+}
+} // namespace
+
+bool MissingInitialBroadcastCheck::stepsInside(const CallExpr &Call,
+                                               ASTContext &Context,
+                                               unsigned Depth) const {
+  const Stmt *Body = userBody(Call, Context);
+  if (!Body)
+    return false;
+  for (const BoundNodes &N : match(findAll(callExpr().bind("c")), *Body, Context)) {
+    const auto *Inner = N.getNodeAs<CallExpr>("c");
+    if (Vocab.isOptimizerStep(*Inner) ||
+        (Depth < 2 && stepsInside(*Inner, Context, Depth + 1)))
+      return true;
+  }
+  return false;
+}
+
+void MissingInitialBroadcastCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      declStmt(has(varDecl(ownsNewModule()).bind(ModelId)),
+               unless(isExpansionInSystemHeader()),
+               hasAncestor(functionDecl(isDefinition()).bind(FunctionId)))
+          .bind(DeclId),
+      this);
+}
+
+bool MissingInitialBroadcastCheck::issuesBroadcast(const Stmt &S,
+                                                   ASTContext &Context,
+                                                   unsigned Depth,
+                                                   bool CopiesOut) const {
+  if (const auto *Call = dyn_cast<CallExpr>(&S)) {
+    // A broadcast; or an all-gather in a body that copies into tensors: every
+    // rank assembles the same parameters from the ranks' slices (a sharded
+    // optimizer's all-gather).
+    if (std::optional<CollectiveInfo> C = Vocab.classifyCollective(*Call))
+      return C->Kind == CollectiveKind::Broadcast ||
+             (C->Kind == CollectiveKind::AllGather && CopiesOut);
+    // A helper that broadcasts only the buffers (running statistics) leaves
+    // the parameters apart.
+    if (const Stmt *Body = userBody(*Call, Context);
+        Body && Depth < 2 && !touchesOnlyBuffers(*Body, Context) &&
+        issuesBroadcast(*Body, Context, Depth + 1, copiesIntoTensors(*Body)))
+      return true;
+  }
+  // A training-loop or wrapper object that broadcasts when it is built.
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S)) {
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    const FunctionDecl *Def = nullptr;
+    if (Depth < 2 && Ctor && Ctor->hasBody(Def) &&
+        !Context.getSourceManager().isInSystemHeader(Def->getLocation())) {
+      for (const CXXCtorInitializer *Init : cast<CXXConstructorDecl>(Def)->inits())
+        if (Init->isWritten() && Init->getInit() &&
+            issuesBroadcast(*Init->getInit(), Context, Depth + 1, false))
+          return true;
+      if (Def->getBody() && !touchesOnlyBuffers(*Def->getBody(), Context) &&
+          issuesBroadcast(*Def->getBody(), Context, Depth + 1,
+                          copiesIntoTensors(*Def->getBody())))
+        return true;
+    }
+  }
+  for (const Stmt *Child : S.children())
+    if (Child && issuesBroadcast(*Child, Context, Depth, CopiesOut))
+      return true;
+  return false;
+}
+
+struct MissingInitialBroadcastCheck::ModelEvents {
+  std::vector<const CallExpr *> Steps;
+  std::vector<const CallExpr *> Seeds;
+  /// What gives every replica the same start after construction.
+  std::vector<const Stmt *> Starts;
+  /// A broadcast in a loop over the model's parameters that skips some.
+  const CallExpr *PartialBroadcast = nullptr;
+  /// A seed before the model that differs between ranks.
+  const CallExpr *RankSeed = nullptr;
+};
+
+void MissingInitialBroadcastCheck::check(
+    const MatchFinder::MatchResult &Result) {
+  const auto *Model = Result.Nodes.getNodeAs<VarDecl>(ModelId);
+  const auto *Decl = Result.Nodes.getNodeAs<DeclStmt>(DeclId);
+  const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
+  ASTContext &Context = *Result.Context;
+  const Stmt *Body = Function->getBody();
+  if (!Body)
+    return;
+  // A wrapper broadcasts its module's parameters when it is built; the
+  // wrapper itself holds a module built elsewhere.
+  const WrapperLife &Life = lifeOf(*Function, Context);
+  if (Life.isWrapped(Model) || Vocab.wrapperClassOfHandle(Model->getType()))
+    return;
+  const Reachability &Flow = Life.flow();
+  ModelEvents Events;
+  collectEvents(*Model, *Decl, *Body, Flow, Context, Events);
+  // Hand-synced, distributed training of this model: steps and ranks.
+  if (Events.Steps.empty() || !Vocab.isDistributedFunction(*Function))
+    return;
+  if (seededAlike(*Decl, Flow, Events))
+    return;
+  for (const CallExpr *Step : Events.Steps)
+    if (Flow.reachable(Decl, Step, Events.Starts)) {
+      report(*Model, *Step, Events);
+      return;
+    }
+}
+
+void MissingInitialBroadcastCheck::collectEvents(
+    const VarDecl &Model, const DeclStmt &Decl, const Stmt &Body,
+    const Reachability &Flow, ASTContext &Context, ModelEvents &Events) const {
+  // A call into this translation unit that steps an optimizer counts as a
+  // step when it is handed the model, or something built from it (its
+  // optimizer, a training-loop object): `loop.run_epoch(loader)`.
+  llvm::SmallPtrSet<const ValueDecl *, 8> Related =
+      builtFrom(Model, Body, Context);
+  auto HandedTheModel = [&](const CallExpr &C) {
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&C))
+      if (Related.contains(handleDecl(Member->getImplicitObjectArgument())))
+        return true;
+    return llvm::any_of(C.arguments(), [&](const Expr *Arg) {
+      return Related.contains(handleDecl(Arg));
+    });
+  };
+  for (const BoundNodes &N : match(findAll(callExpr().bind("c")), Body, Context)) {
+    const auto *C = N.getNodeAs<CallExpr>("c");
+    bool Broadcasts = issuesBroadcast(*C, Context, 0);
+    if (Vocab.isOptimizerStep(*C) && Flow.reachable(&Decl, C))
+      Events.Steps.push_back(C);
+    else if (Vocabulary::seedArgument(*C))
+      Events.Seeds.push_back(C);
+    else if (!Vocab.classifyCollective(*C) && !Broadcasts &&
+             HandedTheModel(*C) && stepsInside(*C, Context, 0) &&
+             Flow.reachable(&Decl, C))
+      Events.Steps.push_back(C);
+    addStart(*C, Broadcasts, Model, Related, Context, Events);
+  }
+  for (const BoundNodes &N :
+       match(findAll(cxxConstructExpr().bind("c")), Body, Context)) {
+    const auto *C = N.getNodeAs<CXXConstructExpr>("c");
+    if (issuesBroadcast(*C, Context, 0))
+      Events.Starts.push_back(C);
+  }
+}
+
+void MissingInitialBroadcastCheck::addStart(
+    const CallExpr &C, bool Broadcasts, const VarDecl &Model,
+    const llvm::SmallPtrSetImpl<const ValueDecl *> &Related,
+    ASTContext &Context, ModelEvents &Events) const {
+  // A broadcast: a loop over the model's parameters that broadcasts each
+  // one counts as a whole, unless it skips some.
+  if (Broadcasts) {
+    ParameterLoop Loop = enclosingParameterLoop(C, Context);
+    bool OverModel =
+        Loop.Loop && mentionsAny(*Loop.Collection, Related, Context);
+    bool Skips =
+        OverModel && skipsSomeParameters(Loop, C, [&](const Stmt &Other) {
+          return isa<CallExpr>(Other) && issuesBroadcast(Other, Context, 0);
+        });
+    Events.Starts.push_back(OverModel && !Skips ? Loop.Loop : &C);
+    if (Skips && !Events.PartialBroadcast)
+      Events.PartialBroadcast = &C;
+    return;
+  }
+  // A checkpoint loaded on every rank.
+  if (const Expr *Loaded = Vocabulary::moduleLoadTarget(C))
+    if (handleDecl(Loaded) == &Model && !underRankCondition(C, Context, Vocab))
+      Events.Starts.push_back(&C);
+}
+
+bool MissingInitialBroadcastCheck::seededAlike(const DeclStmt &Decl,
+                                               const Reachability &Flow,
+                                               ModelEvents &Events) const {
+  for (const CallExpr *Seed : Events.Seeds) {
+    if (!Flow.reachable(Seed, &Decl))
+      continue;
+    const Expr *Value = Vocabulary::seedArgument(*Seed);
+    if (!Vocab.mentionsRank(Value) && !differsPerProcess(Value))
+      return true; // the same seed on every rank: the same initial parameters
+    Events.RankSeed = Seed;
+  }
+  return false;
+}
+
+void MissingInitialBroadcastCheck::report(const VarDecl &Model,
+                                          const CallExpr &FirstStep,
+                                          const ModelEvents &Events) {
+  diag(Model.getLocation(),
+       "%0 starts from different random parameters on each rank: it is built "
+       "without a common torch::manual_seed and nothing broadcasts "
+       "%select{its|all of its}1 parameters before the optimizer steps, so "
+       "the replicas start apart and stay apart although their gradients are "
+       "averaged; seed every rank with the same value before building it, or "
+       "broadcast rank 0's parameters before training")
+      << &Model << (Events.PartialBroadcast != nullptr);
+  if (const CallExpr *RankSeed = Events.RankSeed)
+    diag(RankSeed->getBeginLoc(),
+         Vocab.mentionsRank(Vocabulary::seedArgument(*RankSeed))
+             ? "the seed depends on the rank here"
+             : "the seed differs from process to process here",
+         DiagnosticIDs::Note);
+  if (Events.PartialBroadcast)
+    diag(Events.PartialBroadcast->getBeginLoc(),
+         "this broadcast is skipped for some parameters, which keep each "
+         "rank's own random values",
+         DiagnosticIDs::Note);
+  if (Vocab.isOptimizerStep(FirstStep))
+    diag(FirstStep.getExprLoc(), "optimizer step here", DiagnosticIDs::Note);
+  else
+    diag(FirstStep.getExprLoc(), "%0 steps the optimizer", DiagnosticIDs::Note)
+        << FirstStep.getDirectCallee();
+}
+
+} // namespace clang::tidy::ddp

@@ -1,0 +1,506 @@
+//===--- PerParameterAllreduceCheck.cpp - ddp-per-parameter-allreduce -----===//
+
+#include "ddp/PerParameterAllreduceCheck.h"
+
+#include "analysis/ASTUtils.h"
+#include "analysis/ParameterLoops.h"
+#include "analysis/Reachability.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+// Bound-node ids.
+constexpr llvm::StringLiteral CollectiveId = "collective";
+constexpr llvm::StringLiteral HelperId = "helper";
+constexpr llvm::StringLiteral RecoveredId = "recovered";
+
+/// A call clang could not type-check (ASTMatchers has no matcher for it).
+const internal::VariadicDynCastAllOfMatcher<Stmt, RecoveryExpr> recoveryExpr;
+
+bool carries(const Stmt *E, const VarDecl &Element, bool ElementItself,
+             const Stmt &Scope, unsigned Depth = 0);
+
+/// Whether \p Within appends to \p Container (`push_back`, `emplace_back`)
+/// something that carries the per-iteration tensor.
+bool appendsCarried(const Stmt *Within, const ValueDecl &Container,
+                    const VarDecl &Element, bool ElementItself,
+                    const Stmt &Scope, unsigned Depth) {
+  if (!Within || isa<LambdaExpr>(Within))
+    return false;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Within)) {
+    llvm::StringRef Name = identifierName(Member->getMethodDecl());
+    if ((Name == "push_back" || Name == "emplace_back") &&
+        referencedDecl(Member->getImplicitObjectArgument()) == &Container &&
+        llvm::any_of(Member->arguments(), [&](const Expr *Arg) {
+          return carries(Arg, Element, ElementItself, Scope, Depth + 1);
+        }))
+      return true;
+  }
+  for (const Stmt *Child : Within->children())
+    if (appendsCarried(Child, Container, Element, ElementItself, Scope, Depth))
+      return true;
+  return false;
+}
+
+/// Whether E carries the per-iteration tensor: the gradient of Element
+/// (`p.grad()`, `p.value().grad()`), Element itself when it is the tensor
+/// being synchronised, a local of Scope computed from one of those
+/// (`auto g = p.grad(); std::vector<at::Tensor> ts{g};`), or the element
+/// just appended to a container declared outside the loop
+/// (`buffers.push_back({p.grad()}); pg.allreduce(buffers.back());`).
+bool carries(const Stmt *E, const VarDecl &Element, bool ElementItself,
+             const Stmt &Scope, unsigned Depth) {
+  if (!E)
+    return false;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
+      Member && Depth < 4 && identifierName(Member->getMethodDecl()) == "back")
+    if (const ValueDecl *Container =
+            referencedDecl(Member->getImplicitObjectArgument()))
+      if (appendsCarried(&Scope, *Container, Element, ElementItself, Scope,
+                         Depth))
+        return true;
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    if (Vocabulary::isGradAccess(*Call) &&
+        Vocabulary::parameterTensorVariable(
+            Vocabulary::memberCallObject(*Call)) ==
+            &Element)
+      return true;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (Ref->getDecl() == &Element)
+      return ElementItself;
+    if (const auto *Local = dyn_cast<VarDecl>(Ref->getDecl()))
+      if (Depth < 4 && Local->hasLocalStorage() && Local->hasInit() &&
+          declaredWithin(*Local, Scope))
+        return carries(Local->getInit(), Element, ElementItself, Scope,
+                       Depth + 1);
+    return false;
+  }
+  if (isa<LambdaExpr>(E))
+    return false; // its body runs elsewhere
+  for (const Stmt *Child : E->children())
+    if (carries(Child, Element, ElementItself, Scope, Depth))
+      return true;
+  return false;
+}
+
+/// The arguments of a call, or of a call clang could not type-check and
+/// kept as a recovery expression (its callee is its first child).
+llvm::SmallVector<const Expr *, 4> argumentsOf(const Expr &Call) {
+  llvm::SmallVector<const Expr *, 4> Out;
+  if (const auto *C = dyn_cast<CallExpr>(&Call))
+    Out.append(C->arg_begin(), C->arg_end());
+  else if (const auto *Recovery = dyn_cast<RecoveryExpr>(&Call))
+    if (std::optional<RecoveredCall> Recovered = recoveredCall(*Recovery))
+      Out.append(Recovered->Arguments.begin(), Recovered->Arguments.end());
+  return Out;
+}
+
+bool carriesInArguments(const Expr &Call, const VarDecl &Element,
+                        bool ElementItself, const Stmt &Scope) {
+  // c10d: the tensors are the arguments; the object is the group.
+  for (const Expr *Arg : argumentsOf(Call))
+    if (carries(Arg, Element, ElementItself, Scope))
+      return true;
+  return false;
+}
+
+/// Whether \p Call opens (true) or closes (false) a coalescing group: itself
+/// (`ncclGroupStart()`), or a helper of this translation unit whose body
+/// does (`groupStart()` wrapping `ncclGroupStart()`).
+std::optional<bool> bracketOf(const CallExpr &Call) {
+  if (std::optional<bool> Open = Vocabulary::coalescingBracket(Call))
+    return Open;
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const FunctionDecl *Def = Callee ? userDefinition(*Callee) : nullptr;
+  if (!Def || !Def->getBody())
+    return std::nullopt;
+  std::optional<bool> Found;
+  forEachCall(Def->getBody(), [&](const Expr *E) {
+    if (const auto *Inner = dyn_cast<CallExpr>(E); Inner && !Found)
+      Found = Vocabulary::coalescingBracket(*Inner);
+  });
+  return Found;
+}
+
+/// carriesIterationTensor for one of the arguments of \p Call.
+bool carriesIterationTensorInArguments(const Stmt &Loop, const Expr &Call) {
+  return llvm::any_of(argumentsOf(Call), [&](const Expr *Arg) {
+    return carriesIterationTensor(Loop, *Arg);
+  });
+}
+
+/// carriesIterationGradient for one of the arguments of \p Call.
+bool carriesIterationGradientInArguments(const Stmt &Loop, const Expr &Call) {
+  return llvm::any_of(argumentsOf(Call), [&](const Expr *Arg) {
+    return carriesIterationGradient(Loop, *Arg);
+  });
+}
+
+/// Whether \p S runs more than once where it stands: inside a loop, or in
+/// a lambda (which runs where it is called). Top receives the outermost
+/// statement of its function otherwise.
+bool repeatsWithin(const Stmt &S, ASTContext &Context, const Stmt *&Top) {
+  Top = &S;
+  for (unsigned Depth = 0; Depth < 128; ++Depth) {
+    const Stmt *Parent = parentStmtAcrossDecls(*Top, Context);
+    if (!Parent)
+      return false;
+    if (isLoopStmt(Parent) || isa<LambdaExpr>(Parent))
+      return true;
+    Top = Parent;
+  }
+  return false;
+}
+
+/// Whether this unit calls \p Function from inside a loop.
+bool calledInLoop(const FunctionDecl &Function, ASTContext &Context) {
+  const FunctionDecl *Target = Function.getCanonicalDecl();
+  bool Found = false;
+  forEachUserCall(Context, [&](const FunctionDecl &, const CallExpr &Call) {
+    const FunctionDecl *Callee = Call.getDirectCallee();
+    const Stmt *Top = nullptr;
+    Found = Found || (Callee && Callee->getCanonicalDecl() == Target &&
+                      repeatsWithin(Call, Context, Top));
+  });
+  return Found;
+}
+
+/// Whether the parameter loop \p Origin runs more than once: inside another
+/// loop (or a lambda, which runs where it is called), or in a function
+/// this unit calls from inside a loop. A model averaged once, at start-up
+/// or after training, pays the per-parameter rounds once.
+bool runsRepeatedly(const Stmt &Origin, ASTContext &Context) {
+  const Stmt *Top = nullptr;
+  if (repeatsWithin(Origin, Context, Top))
+    return true;
+  DynTypedNodeList Parents = Context.getParents(*Top);
+  const auto *Function =
+      Parents.empty() ? nullptr : Parents[0].get<FunctionDecl>();
+  return Function && calledInLoop(*Function, Context);
+}
+
+/// The lambda a hook argument is, through the std::function it may be
+/// converted to.
+const LambdaExpr *hookLambda(const Expr *Hook) {
+  for (unsigned Depth = 0; Hook && Depth < 8; ++Depth) {
+    Hook = stripObjectWrappers(Hook);
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(Hook))
+      return Lambda;
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Hook)) {
+      if (Construct->getNumArgs() != 1)
+        return nullptr;
+      Hook = Construct->getArg(0);
+      continue;
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Hook))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        if (Var->hasLocalStorage() && Var->hasInit()) {
+          Hook = Var->getInit();
+          continue;
+        }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+namespace {
+
+/// Whether \p Call lies in a function template (or a member of a class
+/// template) that the unit instantiates.
+bool inInstantiatedTemplate(const CallExpr &Call, ASTContext &Context) {
+  for (DynTypedNodeList Parents = Context.getParents(Call); !Parents.empty();
+       Parents = Context.getParents(Parents[0])) {
+    if (const auto *FD = Parents[0].get<FunctionDecl>())
+      return isInstantiatedPattern(*FD);
+    if (Parents[0].get<TranslationUnitDecl>())
+      return false;
+  }
+  return false;
+}
+
+} // namespace
+
+void PerParameterAllreduceCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      callExpr(anyOf(matchers::isCollective(&Vocab),
+                     callee(unresolvedLookupExpr())),
+               unless(isExpansionInSystemHeader()),
+               anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(forStmt()),
+                     hasAncestor(lambdaExpr())))
+          .bind(CollectiveId),
+      this);
+  // A helper of this translation unit called once per parameter
+  // (`dist::all_reduce(p.mutable_grad(), pg)`).
+  Finder->addMatcher(
+      callExpr(unless(matchers::isCollective(&Vocab)),
+               unless(isExpansionInSystemHeader()),
+               callee(functionDecl(unless(isExpansionInSystemHeader()),
+                                   hasBody(stmt()))),
+               anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(forStmt())))
+          .bind(HelperId),
+      this);
+  // The same call when it does not type-check (`all_reduce(p.grad(), pg)`
+  // binding a const gradient to a `Tensor &`): clang keeps the candidates.
+  Finder->addMatcher(recoveryExpr(unless(isExpansionInSystemHeader()),
+                                  hasAncestor(cxxForRangeStmt()))
+                         .bind(RecoveredId),
+                     this);
+}
+
+bool PerParameterAllreduceCheck::isBlocking(const CallExpr &Collective,
+                                            const CollectiveInfo &Info,
+                                            const Stmt &Iteration,
+                                            ASTContext &Context) const {
+  if (!Info.Asynchronous)
+    return true;
+  // `pg->allreduce(ts)->wait()`: the wait is chained on the result.
+  const ValueDecl *Holder = nullptr;
+  const Stmt *Child = &Collective;
+  for (unsigned Depth = 0; Depth < 10; ++Depth) {
+    const Stmt *Parent = parentStmtAcrossDecls(*Child, Context);
+    if (!Parent)
+      break;
+    if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
+      if (const Expr *Waited = Vocabulary::waitedObject(*Call))
+        if (contains(Waited, &Collective))
+          return true;
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
+        if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+            contains(Op->getArg(1), &Collective)) {
+          Holder = handleDecl(Op->getArg(0));
+          break;
+        }
+    }
+    if (const auto *Decl = dyn_cast<DeclStmt>(Parent)) {
+      if (Decl->isSingleDecl())
+        Holder = dyn_cast<VarDecl>(Decl->getSingleDecl());
+      break;
+    }
+    if (!isa<Expr>(Parent))
+      break;
+    Child = Parent;
+  }
+  if (const Expr *Request = Vocab.requestArgument(Collective))
+    Holder = handleDecl(Request);
+  if (!Holder)
+    return false;
+  // The work kept in a local and waited on in the same iteration.
+  auto Waits = match(
+      findAll(callExpr(callee(functionDecl())).bind("wait")), Iteration,
+      Context);
+  for (const BoundNodes &N : Waits)
+    if (const Expr *Waited =
+            Vocabulary::waitedObject(*N.getNodeAs<CallExpr>("wait")))
+      if (handleDecl(Waited) == Holder)
+        return true;
+  return false;
+}
+
+bool PerParameterAllreduceCheck::isCoalesced(const Expr &Collective,
+                                             ASTContext &Context) const {
+  // The function around the collective (not a lambda inside it).
+  const FunctionDecl *Function = nullptr;
+  DynTypedNode Node = DynTypedNode::create(Collective);
+  for (unsigned Depth = 0; Depth < 128 && !Function; ++Depth) {
+    DynTypedNodeList Parents = Context.getParents(Node);
+    if (Parents.empty())
+      return false;
+    Node = Parents[0];
+    if (Node.get<LambdaExpr>())
+      return false;
+    Function = Node.get<FunctionDecl>();
+  }
+  if (!Function || !Function->getBody())
+    return false;
+  llvm::SmallVector<const Stmt *, 4> Opens, Closes;
+  for (const BoundNodes &N : match(findAll(callExpr().bind("call")),
+                                   *Function->getBody(), Context)) {
+    const auto *Call = N.getNodeAs<CallExpr>("call");
+    if (std::optional<bool> Open = bracketOf(*Call))
+      (*Open ? Opens : Closes).push_back(Call);
+  }
+  if (Opens.empty())
+    return false;
+  Reachability Flow(Function, Function->getBody(), Context);
+  return llvm::any_of(Opens, [&](const Stmt *Open) {
+    return Flow.reachable(Open, &Collective, Closes);
+  });
+}
+
+PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
+                                                    bool SyncsParameters,
+                                                    ASTContext &Context) const {
+  PerParameterSite Site;
+  const Stmt *Child = &Call;
+  for (unsigned Depth = 0; Depth < 128 && !Site.Iteration; ++Depth) {
+    const Stmt *Parent = parentStmtAcrossDecls(*Child, Context);
+    if (!Parent)
+      break;
+    if (const auto *Loop = dyn_cast<CXXForRangeStmt>(Parent)) {
+      const VarDecl *Element = Loop->getLoopVariable();
+      bool OverParameters = Vocabulary::parameterLoopVariable(*Loop);
+      bool Named = !OverParameters && SyncsParameters;
+      if (Child == Loop->getBody() && Element &&
+          (carriesInArguments(Call, *Element,
+                              OverParameters && SyncsParameters,
+                              *Loop->getBody()) ||
+           (Named && carriesIterationTensorInArguments(*Loop, Call))))
+        Site = {Loop->getBody(), Loop, false,
+                !carriesInArguments(Call, *Element, false, *Loop->getBody()) &&
+                    !(Named && carriesIterationGradientInArguments(*Loop, Call))};
+    } else if (const auto *For = dyn_cast<ForStmt>(Parent)) {
+      // An index or iterator loop over layers or gradient buffers of the
+      // project's own (`nabla_w[i]`, `layers[i]->params[j]`).
+      if (Child == For->getBody() && SyncsParameters &&
+          carriesIterationTensorInArguments(*For, Call))
+        Site = {For->getBody(), For, false,
+                !carriesIterationGradientInArguments(*For, Call)};
+    } else if (const auto *Lambda = dyn_cast<LambdaExpr>(Parent)) {
+      // Inside a hook registered with `register_hook`: once per tensor.
+      const CXXMethodDecl *Operator = Lambda->getCallOperator();
+      const Stmt *Above = Lambda;
+      for (unsigned Up = 0; Up < 8 && Above; ++Up) {
+        Above = parentStmtAcrossDecls(*Above, Context);
+        const auto *Hooking = dyn_cast_or_null<CallExpr>(Above);
+        if (!Hooking)
+          continue;
+        if (const Expr *Hook = Vocabulary::gradientHookCallback(*Hooking))
+          if (hookLambda(Hook) == Lambda && Operator->getNumParams() >= 1 &&
+              carriesInArguments(Call, *Operator->getParamDecl(0), true,
+                                 *Lambda->getBody()))
+            Site = {Lambda->getBody(), Hooking, true};
+        break;
+      }
+      break; // a lambda's body runs where it is called
+    }
+    Child = Parent;
+  }
+  return Site;
+}
+
+void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
+  if (const auto *Helper = Result.Nodes.getNodeAs<CallExpr>(HelperId)) {
+    checkHelper(*Helper, *Result.Context);
+    return;
+  }
+  if (const auto *Recovered = Result.Nodes.getNodeAs<RecoveryExpr>(RecoveredId)) {
+    checkRecovered(*Recovered, *Result.Context);
+    return;
+  }
+  const auto *Collective = Result.Nodes.getNodeAs<CallExpr>(CollectiveId);
+  ASTContext &Context = *Result.Context;
+  std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Collective);
+  // In a template nothing instantiates, an MPI or NCCL call with a
+  // dependent argument is left unresolved; instantiated templates are
+  // analysed in their instantiations.
+  const FunctionDecl *Unresolved = nullptr;
+  if (!Info && !inInstantiatedTemplate(*Collective, Context))
+    Info = Vocabulary::classifyUnresolvedCollective(*Collective, Unresolved);
+  if (!Info)
+    return;
+  // Synchronising a parameter itself (model averaging) each step costs the
+  // same; a broadcast of each parameter happens once, at start-up.
+  bool SyncsParameters = Info->Kind != CollectiveKind::Broadcast &&
+                         Info->Kind != CollectiveKind::Barrier &&
+                         Info->Kind != CollectiveKind::Scatter;
+  PerParameterSite Site = siteOf(*Collective, SyncsParameters, Context);
+  if (!Site.Iteration || isCoalesced(*Collective, Context) ||
+      (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
+    return;
+  report(*Collective, nullptr, Info->Kind,
+         isBlocking(*Collective, *Info, *Site.Iteration, Context), Site);
+}
+
+void PerParameterAllreduceCheck::checkHelper(const CallExpr &Call,
+                                             ASTContext &Context) {
+  // Also a transport of the project's own, known by its name
+  // (CollectiveSites).
+  std::optional<CollectiveSite> What = sites(Context).collective(Call);
+  if (!What || What->How != CollectiveSite::Via::Helper)
+    return;
+  // A helper that hands back its Work lets the caller overlap the rounds.
+  checkHelperSite(Call, *What, !Vocabulary::isWorkType(Call.getType()),
+                  Context);
+}
+
+void PerParameterAllreduceCheck::checkRecovered(const RecoveryExpr &Recovered,
+                                                ASTContext &Context) {
+  std::optional<RecoveredCall> Call = recoveredCall(Recovered);
+  if (!Call)
+    return;
+  // Each candidate must issue a collective; the first is taken as meant.
+  std::optional<CollectiveSite> What;
+  for (const FunctionDecl *FD : Call->Candidates) {
+    const FunctionDecl *Def = userDefinition(*FD);
+    std::optional<CollectiveSite> Issued =
+        Def ? sites(Context).issues(*Def) : std::nullopt;
+    if (!Issued)
+      return;
+    if (!What)
+      What = CollectiveSite{CollectiveSite::Via::Helper, Def, Issued->Api,
+                            Issued->Kind};
+  }
+  checkHelperSite(Recovered, *What,
+                  !Vocabulary::isWorkType(What->Callee->getReturnType()),
+                  Context);
+}
+
+void PerParameterAllreduceCheck::checkHelperSite(const Expr &Call,
+                                                 const CollectiveSite &What,
+                                                 bool Blocking,
+                                                 ASTContext &Context) {
+  if (!What.Kind)
+    return;
+  CollectiveKind Kind = *What.Kind;
+  if (Kind != CollectiveKind::AllReduce && Kind != CollectiveKind::Reduce &&
+      Kind != CollectiveKind::ReduceScatter && Kind != CollectiveKind::AllGather)
+    return; // a broadcast per parameter happens once, at start-up
+  PerParameterSite Site = siteOf(Call, /*SyncsParameters=*/true, Context);
+  if (!Site.Iteration || Site.IsHook || isCoalesced(Call, Context) ||
+      (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
+    return;
+  report(Call, What.Callee, Kind, Blocking, Site);
+}
+
+CollectiveSites &PerParameterAllreduceCheck::sites(ASTContext &Context) {
+  if (!Sites || &Sites->context() != &Context)
+    Sites = std::make_unique<CollectiveSites>(Vocab, Context);
+  return *Sites;
+}
+
+void PerParameterAllreduceCheck::report(const Expr &Call,
+                                        const FunctionDecl *Helper,
+                                        CollectiveKind Kind, bool Blocking,
+                                        const PerParameterSite &Site) {
+  diag(Call.getBeginLoc(),
+       "%select{|%3 issues }2one %select{%0 per parameter: each tensor is a "
+       "separate collective with its own launch and latency, even when the "
+       "results are waited for later; flatten the gradients into one bucket, "
+       "use allreduce_coalesced, or a data-parallel wrapper that buckets "
+       "gradients|blocking %0 per parameter: every tensor waits out a full "
+       "collective round trip, so gradient synchronisation is latency-bound; "
+       "flatten the gradients into one bucket (torch::cat, one %0, copy "
+       "back), use allreduce_coalesced, or a data-parallel wrapper that "
+       "buckets gradients}1")
+      << collectiveKindName(Kind) << Blocking << (Helper != nullptr) << Helper;
+  diag(Site.Origin->getBeginLoc(),
+       Site.IsHook ? "hook registered on each parameter here"
+                   : "loop over the parameters here",
+       DiagnosticIDs::Note);
+  if (Helper)
+    if (const Expr *Inside = Sites->firstIssued(*Helper))
+      diag(Inside->getBeginLoc(), "the collective is issued here, inside %0",
+           DiagnosticIDs::Note)
+          << Helper;
+}
+
+} // namespace clang::tidy::ddp

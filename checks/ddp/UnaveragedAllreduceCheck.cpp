@@ -1,0 +1,273 @@
+//===--- UnaveragedAllreduceCheck.cpp - ddp-unaveraged-allreduce ----------===//
+
+#include "ddp/UnaveragedAllreduceCheck.h"
+
+#include "model/Averaging.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+// How far up the call graph to look for a caller that averages what a
+// summing helper hands back.
+constexpr unsigned MaxCallerDepth = 3;
+
+/// Whether a reduction's buffers or its pending Work live in fields: the
+/// wrapper's bucket reduced in a hook and averaged in another method.
+bool completesElsewhere(const GradientModel &Model, const CodeUnit &U,
+                        const CallExpr &Reduction) {
+  llvm::SmallVector<const Stmt *, 8> Work(Reduction.arg_begin(),
+                                         Reduction.arg_end());
+  for (unsigned Steps = 0; !Work.empty() && Steps < 256; ++Steps) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S || isa<LambdaExpr>(S))
+      continue;
+    if (const auto *ME = dyn_cast<MemberExpr>(S);
+        ME && isa<FieldDecl>(ME->getMemberDecl()))
+      return true;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Var = dyn_cast<VarDecl>(DRE->getDecl());
+          Var && Var->hasLocalStorage() && Var->getInit())
+        Work.push_back(Var->getInit()); // tensors{bucket_}
+    Work.append(S->child_begin(), S->child_end());
+  }
+  // pending_ = process_group_->allreduce(tensors);
+  const Stmt *Child = &Reduction;
+  for (unsigned Depth = 0; Depth < 6; ++Depth) {
+    const Stmt *Parent = U.Parent.lookup(Child);
+    if (!Parent)
+      break;
+    const Expr *Target = nullptr;
+    if (const auto *Binary = dyn_cast<BinaryOperator>(Parent);
+        Binary && Binary->getOpcode() == BO_Assign)
+      Target = Binary->getLHS();
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Parent);
+             Op && Op->getOperator() == OO_Equal)
+      Target = Op->getArg(0);
+    if (Target)
+      return isa_and_nonnull<FieldDecl>(Model.rootDecl(Target));
+    Child = Parent;
+  }
+  return false;
+}
+
+llvm::StringRef fixFor(CollectiveApi Api) {
+  switch (Api) {
+  case CollectiveApi::C10d:
+    return "divide them by the world size after the reduction "
+           "(grad.div_(process_group->getSize())), or reduce with "
+           "ReduceOp::AVG";
+  case CollectiveApi::Nccl:
+    return "reduce with ncclAvg, or divide them by the world size after the "
+           "reduction";
+  case CollectiveApi::Mpi:
+    return "divide them by the size MPI_Comm_size reports, after the "
+           "reduction";
+  case CollectiveApi::BoostMpi:
+    return "divide them by comm.size() after the reduction";
+  case CollectiveApi::Configured:
+  case CollectiveApi::Named:
+    break;
+  }
+  return "divide them by the world size after the reduction";
+}
+
+} // namespace
+
+void UnaveragedAllreduceCheck::analyze(const GradientModel &Model) {
+  Averaging Average(Model);
+  for (const auto &U : Model.units()) {
+    if (!U->Reported)
+      continue;
+    for (const CallExpr *Call : U->Calls) {
+      std::optional<ReduceOpKind> Op =
+          Vocab.reduceOp(*Call, U->Body, Model.context());
+      if (Op == ReduceOpKind::Unknown)
+        checkCallers(Model, Average, *U, *Call);
+      if (!Op || *Op != ReduceOpKind::Sum ||
+          !Model.isGradientCollective(*U, *Call))
+        continue;
+      const CallExpr *SteppedAt = nullptr;
+      if (!averaged(Model, Average, *U, *Call, /*IsReduction=*/true, 0,
+                    SteppedAt))
+        report(*Call, calleeName(*Call), SteppedAt);
+    }
+    for (const Stmt *Broken : U->Broken)
+      if (const auto *Recovered = dyn_cast<RecoveryExpr>(Broken))
+        checkRecovered(Model, Average, *U, *Recovered);
+  }
+}
+
+void UnaveragedAllreduceCheck::checkRecovered(const GradientModel &Model,
+                                              const Averaging &Average,
+                                              const CodeUnit &U,
+                                              const RecoveryExpr &Recovered) {
+  std::optional<RecoveredCall> Call = recoveredCall(Recovered);
+  if (!Call)
+    return;
+  // The first candidate defined here: what was meant.
+  const CodeUnit *Helper = nullptr;
+  for (const FunctionDecl *FD : Call->Candidates)
+    if (!Helper)
+      Helper = Model.unitOf(FD);
+  if (!Helper)
+    return;
+  ParameterBindings Bindings;
+  bool PassesGradients = false;
+  for (unsigned I = 0; I < Call->Arguments.size(); ++I) {
+    Bindings[Helper->Function->getParamDecl(I)] = Call->Arguments[I];
+    PassesGradients |= (Model.role(U, Call->Arguments[I]) & GradientRole) != 0;
+  }
+  if (!PassesGradients)
+    return;
+  for (const CallExpr *Reduction : Helper->Calls) {
+    if (Vocab.reduceOp(*Reduction, Helper->Body, Model.context(), &Bindings) !=
+        ReduceOpKind::Sum)
+      continue;
+    const CallExpr *SteppedAt = nullptr;
+    if (!averaged(Model, Average, U, Recovered, /*IsReduction=*/true, 0,
+                  SteppedAt))
+      report(Recovered, ("'" + Call->Name + "'").str(), SteppedAt, Reduction);
+    return;
+  }
+}
+
+void UnaveragedAllreduceCheck::checkCallers(const GradientModel &Model,
+                                            const Averaging &Average,
+                                            const CodeUnit &Helper,
+                                            const CallExpr &Reduction) {
+  for (const CallSite &Site : Model.callers(Helper)) {
+    if (!Site.Caller->Reported)
+      continue;
+    ParameterBindings Bindings;
+    bool PassesGradients = false;
+    for (auto [Param, Arg] : GradientModel::boundArguments(*Site.Call, Helper)) {
+      Bindings[Param] = Arg;
+      PassesGradients |= (Model.role(*Site.Caller, Arg) & GradientRole) != 0;
+    }
+    std::optional<ReduceOpKind> Op =
+        Vocab.reduceOp(Reduction, Helper.Body, Model.context(), &Bindings);
+    if (!PassesGradients || Op != ReduceOpKind::Sum)
+      continue;
+    const CallExpr *SteppedAt = nullptr;
+    if (!averaged(Model, Average, *Site.Caller, *Site.Call,
+                  /*IsReduction=*/true, 0, SteppedAt))
+      report(*Site.Call, calleeName(*Site.Call), SteppedAt, &Reduction);
+  }
+}
+
+bool UnaveragedAllreduceCheck::stepsAtScaledRate(const Averaging &Average,
+                                                 const CodeUnit &U,
+                                                 const CallExpr &Step) const {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Step);
+  return Member && Vocab.isOptimizerStep(Step) &&
+         Average.isScaledOptimizer(U, Member->getImplicitObjectArgument());
+}
+
+void UnaveragedAllreduceCheck::report(const Expr &Reduction,
+                                      const std::string &Name,
+                                      const CallExpr *SteppedAt,
+                                      const CallExpr *Inside) {
+  const auto &Call = Inside ? *Inside : cast<CallExpr>(Reduction);
+  std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call);
+  const FunctionDecl *Unresolved = nullptr;
+  if (!Info)
+    Info = Vocabulary::classifyUnresolvedCollective(Call, Unresolved);
+  CollectiveApi Api = Info ? Info->Api : CollectiveApi::Named;
+  diag(Reduction.getExprLoc(),
+       "%0 sums the gradients over all ranks and nothing divides them by "
+       "the world size before the optimizer step: gradients are summed "
+       "over N ranks, so the effective learning rate is N times larger; "
+       "%1")
+      << Name << fixFor(Api);
+  if (Inside)
+    diag(Inside->getExprLoc(), "the sum is taken here, inside %0",
+         DiagnosticIDs::Note)
+        << Name;
+  if (SteppedAt)
+    diag(SteppedAt->getExprLoc(),
+         "%select{the parameters are updated|the optimizer steps}0 with "
+         "the summed gradients here",
+         DiagnosticIDs::Note)
+        << Vocab.isOptimizerStep(*SteppedAt);
+}
+
+bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
+                                        const Averaging &Average,
+                                        const CodeUnit &U,
+                                        const Expr &Anchor,
+                                        bool IsReduction, unsigned Depth,
+                                        const CallExpr *&SteppedAt) const {
+  if (Model.hidesCode(U, Vocabulary::looksLikeAveraging))
+    return true;
+  const Reachability &Flow = Model.flow(U);
+  llvm::SmallVector<const Stmt *, 4> Steps, Backwards;
+  for (const CallExpr *Call : U.Calls) {
+    if (Model.isStep(U, *Call))
+      Steps.push_back(Call);
+    else if (Vocabulary::backwardRoot(*Call))
+      Backwards.push_back(Call);
+  }
+  llvm::SmallVector<const Stmt *, 4> Averages = Average.gradientAverages(U);
+
+  // Averaged before the reduction on every path to it: the gradients
+  // (`grad.div_(ws)`, then the all-reduce), or the loss they came from. An
+  // average later in a loop body does not count for the first iteration.
+  llvm::SmallVector<const Stmt *, 8> Before(Averages.begin(), Averages.end());
+  for (const Stmt *B : Backwards)
+    if (Average.backpropagatesAveragedLoss(U, *cast<CallExpr>(B)))
+      Before.push_back(B);
+  if (!Before.empty() && !Flow.reachableFromEntry(&Anchor, Before))
+    return true;
+
+  // A bucket kept in a field, or a Work kept for later: the wrapper averages
+  // in the method that completes the reduction.
+  const auto *Reduction = dyn_cast<CallExpr>(&Anchor);
+  if (IsReduction && Reduction && completesElsewhere(Model, U, *Reduction))
+    if (const CXXRecordDecl *Class = GradientModel::memberOf(U))
+      for (const auto &Other : Model.units())
+        if (GradientModel::memberOf(*Other) == Class &&
+            !Average.gradientAverages(*Other).empty())
+          return true;
+
+  // Averaged after it on every path to the next step and to the return. A
+  // backward() on the way starts the next step's gradients.
+  llvm::SmallVector<const Stmt *, 8> Barriers(Steps.begin(), Steps.end());
+  Barriers.push_back(&Anchor);
+  // Code clang could not build may be the average.
+  llvm::SmallVector<const Stmt *, 8> Avoid(Backwards.begin(), Backwards.end());
+  for (const Stmt *A : llvm::concat<const Stmt *const>(Averages, U.Broken))
+    if (A != &Anchor) // a call that does not type-check, checked as the sum
+      Avoid.push_back(Model.widen(U, A, Barriers));
+  // An optimizer built with a learning rate divided by the world size
+  // averages its updates instead.
+  for (const Stmt *S : Steps)
+    if (Flow.reachable(&Anchor, S, Avoid)) {
+      if (stepsAtScaledRate(Average, U, *cast<CallExpr>(S)))
+        return true;
+      SteppedAt = cast<CallExpr>(S);
+      return false;
+    }
+  if (!Flow.reachesExit(&Anchor, Avoid))
+    return true;
+  // The sum leaves the function where such an optimizer is built (for one
+  // this cannot name) or steps: its updates are averaged.
+  if (Average.scalesLearningRate(U) ||
+      llvm::any_of(U.Calls, [&](const CallExpr *Call) {
+        return stepsAtScaledRate(Average, U, *Call);
+      }))
+    return true;
+
+  // The sum leaves the function: every caller must average it.
+  llvm::ArrayRef<CallSite> Sites = Model.callers(U);
+  if (Sites.empty() || Depth >= MaxCallerDepth)
+    return false;
+  return llvm::all_of(Sites, [&](const CallSite &Site) {
+    return averaged(Model, Average, *Site.Caller, *Site.Call,
+                    /*IsReduction=*/false, Depth + 1, SteppedAt);
+  });
+}
+
+} // namespace clang::tidy::ddp

@@ -1,0 +1,243 @@
+//===--- VocabularyTraining.cpp - parameters, gradients and steps ---------===//
+//
+// A module's parameters and their gradients, loops over them, the
+// backward pass, optimizer steps and their closures, optimizer options and
+// their learning rate, and the hooks autograd runs during backward().
+//
+//===----------------------------------------------------------------------===//
+
+#include "vocabulary/Vocabulary.h"
+#include "vocabulary/VocabularyInternal.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <string>
+
+namespace clang::tidy::ddp {
+
+//===----------------------------------------------------------------------===//
+// Parameters and gradients
+//===----------------------------------------------------------------------===//
+
+std::optional<ParameterCollection>
+Vocabulary::parameterCollection(const CallExpr &Call) {
+  // In a template, on a module of dependent type (`model_->parameters()` in
+  // `Trainer<Model>`): the name alone.
+  llvm::StringRef Dependent = dependentMemberName(Call);
+  if (Dependent == "parameters" && Call.getNumArgs() <= 1)
+    return ParameterCollection::Parameters;
+  if (Dependent == "named_parameters" && Call.getNumArgs() <= 1)
+    return ParameterCollection::NamedParameters;
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member)
+    return std::nullopt;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  if (!MD || !MD->getDeclName().isIdentifier() || !isModuleClass(*MD->getParent()))
+    return std::nullopt;
+  if (MD->getName() == "parameters")
+    return ParameterCollection::Parameters;
+  if (MD->getName() == "named_parameters")
+    return ParameterCollection::NamedParameters;
+  return std::nullopt;
+}
+
+std::optional<ModuleState>
+Vocabulary::moduleStateAccess(const CXXMemberCallExpr &Call) {
+  const CXXMethodDecl *MD = Call.getMethodDecl();
+  if (!MD || !isModuleClass(*MD->getParent()))
+    return std::nullopt;
+  llvm::StringRef Name = identifierName(MD);
+  if (Name == "buffers" || Name == "named_buffers")
+    return ModuleState::Buffers;
+  if (parameterCollection(Call) || Name == "state_dict")
+    return ModuleState::Parameters;
+  return std::nullopt;
+}
+
+namespace {
+
+/// A homegrown tensor's gradient accessor: `getGrad()`, `get_grad()`,
+/// `gradient()`, as well as LibTorch's spellings.
+bool isGradAccessorName(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("grad", "mutable_grad", "getGrad", "get_grad", "gradient",
+             "getGradient", true)
+      .Default(false);
+}
+
+} // namespace
+
+bool Vocabulary::isGradAccess(const CallExpr &Call) {
+  if (Call.getNumArgs() == 0 && isGradAccessorName(dependentMemberName(Call)))
+    return true;
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member)
+    return false;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  if (!MD || !MD->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = MD->getName();
+  if (Name == "grad" || Name == "mutable_grad")
+    if (isSameOrDerivedFrom(*MD->getParent(), "at::TensorBase") ||
+        isSameOrDerivedFrom(*MD->getParent(), "at::Tensor"))
+      return true;
+  // A framework of the project's own: a tensor or variable class of user
+  // code with a gradient accessor (`node->getGrad()`).
+  const CXXRecordDecl *Class = MD->getParent();
+  return Call.getNumArgs() == 0 && isGradAccessorName(Name) &&
+         !MD->getASTContext().getSourceManager().isInSystemHeader(
+             Class->getLocation()) &&
+         nameContainsAny(identifierName(Class), {"tensor", "variable", "var"});
+}
+
+const VarDecl *Vocabulary::parameterLoopVariable(const CXXForRangeStmt &Loop) {
+  const Expr *Range = stripObjectWrappers(Loop.getRangeInit());
+  const auto *Call = dyn_cast_or_null<CallExpr>(Range);
+  if (!Call || !parameterCollection(*Call))
+    return nullptr;
+  return Loop.getLoopVariable();
+}
+
+const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {
+  E = stripObjectWrappers(E);
+  if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = Member->getMethodDecl();
+    if (MD && MD->getDeclName().isIdentifier() && MD->getName() == "value")
+      E = stripObjectWrappers(Member->getImplicitObjectArgument());
+  } else if (const auto *Call = dyn_cast_or_null<CallExpr>(E)) {
+    // `item.value()` in a template, on an item of dependent type.
+    if (dependentMemberName(*Call) == "value" && Call->getNumArgs() == 0)
+      E = stripObjectWrappers(memberCallObject(*Call));
+  }
+  if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Training steps
+//===----------------------------------------------------------------------===//
+
+const Expr *Vocabulary::backwardRoot(const CallExpr &Call) {
+  if (const Expr *Root = dependentStaticBackward(Call))
+    return Root;
+  if (dependentMemberName(Call) == "backward")
+    return memberCallObject(Call);
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() || FD->getName() != "backward")
+    return nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    const CXXRecordDecl *Class = Member->getMethodDecl()->getParent();
+    if (isSameOrDerivedFrom(*Class, "at::TensorBase") ||
+        isSameOrDerivedFrom(*Class, "at::Tensor"))
+      return Member->getImplicitObjectArgument();
+    return nullptr;
+  }
+  if (qualifiedName(*FD) == "torch::autograd::backward" && Call.getNumArgs() >= 1)
+    return Call.getArg(0);
+  return nullptr;
+}
+
+bool Vocabulary::isOptimizerClass(const CXXRecordDecl &RD) const {
+  return matchesSelfOrBase(OptimizerTypes, RD);
+}
+
+bool Vocabulary::isOptimizerParameterList(const CXXMemberCallExpr &Call) const {
+  const CXXMethodDecl *MD = Call.getMethodDecl();
+  llvm::StringRef Name = identifierName(MD);
+  return (Name == "parameters" || Name == "params") &&
+         isOptimizerClass(*MD->getParent());
+}
+
+bool Vocabulary::isOptimizerStep(const CallExpr &Call) const {
+  // `opt_.step()` on an optimizer whose class is a template parameter: the
+  // object's name says it is one (`optimizer->update(params)` too).
+  if (llvm::StringRef Name = dependentMemberName(Call);
+      Name == "step" || Name == "update") {
+    const ValueDecl *Object = handleDecl(memberCallObject(Call));
+    return isOptimizerName(identifierName(Object));
+  }
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member)
+    return false;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  return MD && MD->getDeclName().isIdentifier() && MD->getName() == "step" &&
+         isOptimizerClass(*MD->getParent());
+}
+
+const Expr *Vocabulary::optimizerStepClosure(const CallExpr &Call) const {
+  if (!isOptimizerStep(Call) || Call.getNumArgs() < 1 ||
+      isa<CXXDefaultArgExpr>(Call.getArg(0)))
+    return nullptr;
+  const Expr *E = Call.getArg(0);
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = stripObjectWrappers(E);
+    if (isa<CXXNullPtrLiteralExpr>(E) || isa<GNUNullExpr>(E))
+      return nullptr;
+    // std::function's converting constructor, from a lambda or a variable.
+    if (const auto *Ctor = dyn_cast<CXXConstructExpr>(E)) {
+      if (Ctor->getNumArgs() != 1)
+        return E;
+      E = Ctor->getArg(0);
+      continue;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+        if (VD->hasLocalStorage() && VD->getInit()) {
+          E = VD->getInit();
+          continue;
+        }
+    return E;
+  }
+  return E;
+}
+
+bool Vocabulary::isOptimizerOptionsClass(const CXXRecordDecl &RD) {
+  if (!RD.hasDefinition())
+    return false;
+  std::string Name = RD.getQualifiedNameAsString();
+  if (llvm::StringRef(Name).startswith("torch::optim::") &&
+      llvm::StringRef(Name).endswith("Options"))
+    return true;
+  return llvm::any_of(RD.bases(), [](const CXXBaseSpecifier &Base) {
+    const CXXRecordDecl *BaseRD = Base.getType()->getAsCXXRecordDecl();
+    return BaseRD && isOptimizerOptionsClass(*BaseRD);
+  });
+}
+
+bool Vocabulary::isLearningRateSetter(const CXXMethodDecl &MD) {
+  llvm::StringRef Name = identifierName(&MD);
+  return (Name == "lr" || Name == "set_lr") && MD.getNumParams() > 0 &&
+         isOptimizerOptionsClass(*MD.getParent());
+}
+
+//===----------------------------------------------------------------------===//
+// Gradient hooks
+//===----------------------------------------------------------------------===//
+
+const Expr *Vocabulary::gradientHookCallback(const CallExpr &Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+  if (!Member || Call.getNumArgs() < 1)
+    return nullptr;
+  const CXXMethodDecl *MD = Member->getMethodDecl();
+  if (!MD || !MD->getDeclName().isIdentifier())
+    return nullptr;
+  llvm::StringRef Name = MD->getName();
+  const CXXRecordDecl &Class = *MD->getParent();
+  bool TensorHook = Name == "register_hook" &&
+                    (isSameOrDerivedFrom(Class, "at::TensorBase") ||
+                     isSameOrDerivedFrom(Class, "at::Tensor"));
+  bool NodeHook = (Name == "add_post_hook" || Name == "add_pre_hook") &&
+                  isSameOrDerivedFrom(Class, "torch::autograd::Node");
+  return TensorHook || NodeHook ? stripObjectWrappers(Call.getArg(0)) : nullptr;
+}
+
+bool Vocabulary::isCustomFunctionBackward(const FunctionDecl &FD) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
+  return MD && MD->isStatic() && MD->getDeclName().isIdentifier() &&
+         MD->getName() == "backward" &&
+         findSpecialization(MD->getParent(), "torch::autograd::Function");
+}
+
+} // namespace clang::tidy::ddp
