@@ -244,9 +244,7 @@ void SamplerEpochCheck::registerMatchers(MatchFinder *Finder) {
   // one that a dependent dataset leaves unresolved.
   auto ShuffledLoader = qualType(matchers::isDataLoaderOver(
       cxxRecordDecl(matchers::isShufflingSampler(&Vocab))));
-  auto UnresolvedFactory = callExpr(callee(expr(ignoringImpCasts(
-      unresolvedLookupExpr(hasAnyDeclaration(namedDecl(
-          hasName("make_data_loader"))))))));
+  auto UnresolvedFactory = callExpr(matchers::isUnresolvedDataLoaderFactory());
   Finder->addMatcher(
       functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
                    hasBody(stmt(hasDescendant(

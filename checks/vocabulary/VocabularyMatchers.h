@@ -40,6 +40,9 @@ AST_MATCHER_P(CallExpr, isOptimizerStep, const Vocabulary *, Vocab) {
 AST_MATCHER_P(CXXRecordDecl, isWrapper, const Vocabulary *, Vocab) {
   return Vocab->isWrapperClass(Node);
 }
+AST_MATCHER(CallExpr, isUnresolvedDataLoaderFactory) {
+  return Vocabulary::isUnresolvedDataLoaderFactory(Node);
+}
 AST_MATCHER(CXXRecordDecl, isDistributedSampler) {
   return Vocabulary::isDistributedSampler(Node);
 }
