@@ -90,8 +90,12 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
     return std::nullopt;
   }
   const auto *Call = dyn_cast<CallExpr>(&E);
-  if (!Call)
-    return std::nullopt;
+  return Call ? classifyCall(*Call) : std::nullopt;
+}
+
+std::optional<CollectiveSite>
+CollectiveSites::classifyCall(const CallExpr &TheCall) {
+  const CallExpr *Call = &TheCall;
   if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call))
     return CollectiveSite{CollectiveSite::Via::Api, Call->getDirectCallee(),
                           Call->getDirectCallee(), Info->Kind};

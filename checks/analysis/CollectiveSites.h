@@ -75,6 +75,7 @@ public:
 
 private:
   std::optional<CollectiveSite> classify(const Expr &E);
+  std::optional<CollectiveSite> classifyCall(const CallExpr &Call);
   std::optional<CollectiveSite> constructs(const CXXRecordDecl &RD);
   /// The wrapper variable \p FD forwards through, when that wrapper's hooks
   /// all-reduce; null otherwise.
