@@ -150,16 +150,12 @@ bool FunctionDivergence::isGradient(const Expr *E, unsigned Depth) const {
       return true;
     return isLocal(V) && V->getInit() && isGradient(V->getInit(), Depth + 1);
   }
-  if (const auto *ME = dyn_cast<MemberExpr>(E))
-    return llvm::StringRef(identifierName(ME->getMemberDecl()).lower())
-        .contains("grad");
-  return false;
+  return isGradientStorage(E);
 }
 
 bool FunctionDivergence::isGradientStorage(const Expr *E) const {
   const auto *ME = E ? dyn_cast<MemberExpr>(stripObjectWrappers(E)) : nullptr;
-  return ME && isa<FieldDecl>(ME->getMemberDecl()) &&
-         Vocabulary::namesGradientStorage(identifierName(ME->getMemberDecl()));
+  return ME && Vocabulary::namesGradientStorage(identifierName(ME->getMemberDecl()));
 }
 
 /// The gradient a tensor hook receives: a parameter of a lambda passed to

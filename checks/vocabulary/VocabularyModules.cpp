@@ -205,15 +205,7 @@ const Expr *dependentStaticBackward(const CallExpr &Call) {
 }
 
 bool Vocabulary::isBackwardCall(const CallExpr &Call) {
-  if (dependentMemberName(Call) == "backward" || dependentStaticBackward(Call))
-    return true;
-  const FunctionDecl *FD = Call.getDirectCallee();
-  if (!FD || !FD->getDeclName().isIdentifier() || FD->getName() != "backward")
-    return false;
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-    return isSameOrDerivedFrom(*MD->getParent(), "at::Tensor") ||
-           isSameOrDerivedFrom(*MD->getParent(), "at::TensorBase");
-  return qualifiedName(*FD) == "torch::autograd::backward";
+  return backwardRoot(Call) != nullptr;
 }
 
 const Expr *Vocabulary::inPlaceChangeTarget(const Expr &E) {
