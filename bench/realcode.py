@@ -17,6 +17,7 @@ the check, per analysed file. Findings nobody has read yet are printed as UNREVI
 """
 import collections
 import concurrent.futures
+import functools
 import os
 import pathlib
 import re
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # DDPLINT: another ddplint than the build tree's (a copy taken before a rebuild).
@@ -110,18 +112,49 @@ def dependency_flags(mirror, work, repo_flags):
     return out
 
 
+LIBTORCH2_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=None)
+def fetched_libtorch2_headers():
+    dest = ROOT / "build" / "libtorch2"
+    fetched = subprocess.run([str(ROOT / "scripts" / "libtorch2-headers"), str(dest)],
+                             capture_output=True)
+    return dest / "usr" / "include" if fetched.returncode == 0 else None
+
+
+def libtorch2_headers():
+    with LIBTORCH2_LOCK:
+        return fetched_libtorch2_headers()
+
+
+def libtorch_flags(repo_flags):
+    """LibTorch's include folders: bookworm's 1.13, or with `--libtorch2` (a project that builds
+    against 2.x only) trixie's 2.6 headers as scripts/libtorch2-headers fetches them."""
+    if "--libtorch2" not in repo_flags:
+        prefix = pathlib.Path("/usr/include")
+        return ["-isystem", f"{prefix}/torch/csrc/api/include", "-isystem", f"{prefix}/torch/csrc/distributed"]
+    prefix = libtorch2_headers()
+    if prefix is None:
+        return None
+    return ["-isystem", str(prefix), "-isystem", f"{prefix}/torch/csrc/api/include",
+            "-isystem", f"{prefix}/torch/csrc/distributed"]
+
+
 def compile_flags(root, f, repo_flags):
     cuda = f.suffix in (".cu", ".cuh")
     flags = ["-x", "cuda", "--cuda-host-only"] if cuda else ["-x", "c++"]
-    flags += ["-std=c++17", "-Wno-everything", "-DUSE_C10D_GLOO", "-DUSE_C10D_MPI",
-              "-isystem", "/usr/include/torch/csrc/api/include",
-              "-isystem", "/usr/include/torch/csrc/distributed",
-              "-isystem", "/usr/lib/x86_64-linux-gnu/openmpi/include"]
+    flags += ["-std=c++17", "-Wno-everything", "-DUSE_C10D_GLOO", "-DUSE_C10D_MPI"]
+    libtorch = libtorch_flags(repo_flags)
+    if libtorch is None:
+        return None
+    flags += libtorch
+    flags += ["-isystem", "/usr/lib/x86_64-linux-gnu/openmpi/include"]
     if pathlib.Path("/usr/local/cuda/include").is_dir():
         flags += ["-isystem", "/usr/local/cuda/include"]
     flags += [f"-I{p}" for p in (root, root / "include", f.parent, f.parent.parent / "include")
               if p.is_dir()]
-    for fl in repo_flags:
+    for fl in (fl for fl in repo_flags if fl != "--libtorch2"):
         relative = fl.startswith("-I") and not fl.startswith("-I/")
         flags.append(f"-I{root / fl[2:]}" if relative else fl)
     return flags
@@ -135,7 +168,10 @@ def analyse(mirror, work, flags, unit):
     f = root / path
     cmd = [str(DRIVER), "--no-cache", "--checks=-*,ddp-*", str(f), "--"]
     repo_flags = dependency_flags(mirror, work, flags.get(repo, []))
-    r = subprocess.run(cmd + compile_flags(root, f, repo_flags),
+    unit_flags = compile_flags(root, f, repo_flags)
+    if unit_flags is None:
+        return unit, None, "no LibTorch 2.x headers (scripts/libtorch2-headers)"
+    r = subprocess.run(cmd + unit_flags,
                        capture_output=True, text=True, timeout=900)
     note = "" if r.returncode in (0, 1) else f"ddplint exited {r.returncode}"
     found = {(int(m.group(2)), m.group(3)) for m in FINDING.finditer(r.stdout + r.stderr)

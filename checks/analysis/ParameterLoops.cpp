@@ -25,6 +25,10 @@ const Expr *sizeBoundCollection(const Expr *Cond) {
       if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
           Var && Var->hasLocalStorage() && Var->getInit())
         Source = stripObjectWrappers(Var->getInit());
+    // `named_parameters().keys().size()`: a view of the collection.
+    if (const auto *View = dyn_cast_or_null<CXXMemberCallExpr>(Source);
+        View && tensors::isCollectionView(identifierName(View->getMethodDecl())))
+      Source = stripObjectWrappers(View->getImplicitObjectArgument());
     const auto *Call = dyn_cast_or_null<CallExpr>(Source);
     if (!Call || !Vocabulary::parameterCollection(*Call))
       return false;
@@ -302,7 +306,10 @@ public:
         return true;
       if (const auto *Local = bodyLocal(dyn_cast<DeclRefExpr>(
               E->IgnoreParenImpCasts())))
-        return carriesNamed(Local->getInit(), Names, Depth + 1);
+        return carriesNamed(Local->getInit(), Names, Depth + 1) ||
+               llvm::any_of(valuesWrittenInto(*Local), [&](const Expr *V) {
+                 return carriesNamed(V, Names, Depth + 1);
+               });
     }
     return llvm::any_of(S->children(), [&](const Stmt *Child) {
       return carriesNamed(Child, Names, Depth);
@@ -310,13 +317,44 @@ public:
   }
 
 private:
-  /// A local declared in the loop's body with an initialiser.
+  /// A local declared in the loop's body.
   const VarDecl *bodyLocal(const DeclRefExpr *Ref) const {
     const auto *Local = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-    if (!Local || !Local->hasLocalStorage() || !Local->getInit() ||
-        Local == &Var)
+    if (!Local || !Local->hasLocalStorage() || Local == &Var)
       return nullptr;
     return declaredWithin(*Local, Body) ? Local : nullptr;
+  }
+
+  /// What the body writes into \p Local after declaring it: `v = x`,
+  /// `v[0] = x`, `v.push_back(x)` (a one-tensor list filled per parameter).
+  llvm::SmallVector<const Expr *, 2> valuesWrittenInto(const VarDecl &Local) const {
+    auto IsLocal = [&](const Expr *E) {
+      E = E->IgnoreParenImpCasts();
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+          Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() > 0)
+        E = Op->getArg(0)->IgnoreParenImpCasts();
+      else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+        E = Subscript->getBase()->IgnoreParenImpCasts();
+      const auto *Ref = dyn_cast<DeclRefExpr>(E);
+      return Ref && Ref->getDecl() == &Local;
+    };
+    llvm::SmallVector<const Expr *, 2> Values;
+    forEachStmt(&Body, [&](const Stmt *S) {
+      if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+          Assign && Assign->getOpcode() == BO_Assign && IsLocal(Assign->getLHS()))
+        Values.push_back(Assign->getRHS());
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+          Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 &&
+          IsLocal(Op->getArg(0)))
+        Values.push_back(Op->getArg(1));
+      if (const auto *Append = dyn_cast<CXXMemberCallExpr>(S);
+          Append && Append->getNumArgs() == 1 &&
+          llvm::is_contained({llvm::StringRef("push_back"), llvm::StringRef("emplace_back")},
+                             identifierName(Append->getMethodDecl())) &&
+          IsLocal(Append->getImplicitObjectArgument()))
+        Values.push_back(Append->getArg(0));
+    });
+    return Values;
   }
 
   const VarDecl &Var;

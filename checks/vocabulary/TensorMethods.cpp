@@ -8,6 +8,10 @@
 
 namespace clang::tidy::ddp::tensors {
 
+bool isCollectionView(llvm::StringRef Method) {
+  return Method == "keys" || Method == "values" || Method == "items";
+}
+
 bool isModuleTensorCollection(llvm::StringRef Method) {
   return Method == "parameters" || Method == "named_parameters" ||
          Method == "buffers" || Method == "named_buffers";

@@ -22,6 +22,10 @@ namespace clang::tidy::ddp::tensors {
 /// module's tensors.
 bool isModuleTensorCollection(llvm::StringRef Method);
 
+/// `keys()`, `values()`, `items()`: a view of an ordered dictionary (a
+/// module's `named_parameters()`), as many elements as the dictionary.
+bool isCollectionView(llvm::StringRef Method);
+
 /// `grad()`, `mutable_grad()`.
 bool isGradientAccessor(llvm::StringRef Method);
 

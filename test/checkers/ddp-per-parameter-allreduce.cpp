@@ -80,6 +80,20 @@ void options_and_mutable_grad(Net &model, c10d::ProcessGroup &pg) {
   }
 }
 
+// An index loop over the dictionary's keys, a one-tensor list filled in the
+// body before the collective (a graph-embedding trainer's gradient sync).
+void keys_index_loop(Net &model, c10d::ProcessGroup &pg) {
+  for (int i = 0; i < model->named_parameters().keys().size(); i++) {
+    std::string key = model->named_parameters().keys()[i];
+    std::vector<at::Tensor> transfer(1);
+    transfer[0] = model->named_parameters()[key].mutable_grad();
+    auto work = pg.allreduce(transfer);
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-6]]:3: note: loop over the parameters here
+    work->wait();
+  }
+}
+
 // Parameter averaging every step: the parameter itself, one by one, in a
 // function the training loop calls.
 void parameter_averaging(Net &model, c10d::ProcessGroup &pg) {
@@ -232,6 +246,16 @@ void negative_back_after_loop(Net &model, c10d::ProcessGroup &pg) {
   for (auto &p : model->parameters())
     buckets.back().push_back(p.grad());
   pg.allreduce_coalesced(buckets.back())->wait();
+}
+
+// The list filled in the body holds the loop's values, not a parameter: a
+// metric per key, reduced once per key of a small table.
+void negative_filled_list_without_parameter(Net &model, c10d::ProcessGroup &pg) {
+  for (int i = 0; i < model->named_parameters().keys().size(); i++) {
+    std::vector<at::Tensor> transfer(1);
+    transfer[0] = torch::ones({1});
+    pg.allreduce(transfer)->wait();
+  }
 }
 
 // A loop whose collective does not depend on the loop variable.
