@@ -2,6 +2,8 @@
 
 #include "ddp/UnaveragedAllreduceCheck.h"
 
+#include "analysis/ASTUtils.h"
+#include "analysis/CollectiveSites.h"
 #include "model/Averaging.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -53,6 +55,47 @@ bool completesElsewhere(const GradientModel &Model, const CodeUnit &U,
   return false;
 }
 
+/// The variable a call's value initialises (`auto all = comm.gather(g, 0);`).
+const VarDecl *initialisedWith(const CodeUnit &U, const CallExpr &Call) {
+  for (const Stmt *S : U.Stmts)
+    if (const auto *Decl = dyn_cast<DeclStmt>(S); Decl && Decl->isSingleDecl())
+      if (const auto *Var = dyn_cast<VarDecl>(Decl->getSingleDecl());
+          Var && Var->getInit() &&
+          stripObjectWrappers(Var->getInit()) == &Call)
+        return Var;
+  return nullptr;
+}
+
+/// An element of \p Holder as it is: `h[k]`, `h.at(k)`.
+bool isElementOf(const Expr *E, const VarDecl &Holder) {
+  E = stripObjectWrappers(E);
+  const Expr *Base = nullptr;
+  if (const auto *Subscript = dyn_cast_or_null<ArraySubscriptExpr>(E))
+    Base = Subscript->getBase();
+  else if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+           Op && Op->getOperator() == OO_Subscript)
+    Base = Op->getArg(0);
+  else if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E);
+           Member && identifierName(Member->getMethodDecl()) == "at")
+    Base = Member->getImplicitObjectArgument();
+  return Base && referencedDecl(Base) == &Holder;
+}
+
+/// The target of `t += h[k]` or `t -= h[k]` adding an element of \p Holder
+/// unscaled; null otherwise.
+const Expr *accumulationTarget(const Stmt *S, const VarDecl &Holder) {
+  if (const auto *Compound = dyn_cast<CompoundAssignOperator>(S);
+      Compound && (Compound->getOpcode() == BO_AddAssign ||
+                   Compound->getOpcode() == BO_SubAssign))
+    return isElementOf(Compound->getRHS(), Holder) ? Compound->getLHS()
+                                                   : nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+      Op && Op->getNumArgs() == 2 &&
+      (Op->getOperator() == OO_PlusEqual || Op->getOperator() == OO_MinusEqual))
+    return isElementOf(Op->getArg(1), Holder) ? Op->getArg(0) : nullptr;
+  return nullptr;
+}
+
 llvm::StringRef fixFor(CollectiveApi Api) {
   switch (Api) {
   case CollectiveApi::C10d:
@@ -98,6 +141,60 @@ void UnaveragedAllreduceCheck::analyze(const GradientModel &Model) {
       if (const auto *Recovered = dyn_cast<RecoveryExpr>(Broken))
         checkRecovered(Model, Average, *U, *Recovered);
   }
+  // Reductions by hand: gathered pieces added up.
+  CollectiveSites Sites(Vocab, Model.context());
+  for (const auto &U : Model.units()) {
+    if (!U->Reported)
+      continue;
+    for (const CallExpr *Call : U->Calls)
+      if (std::optional<CollectiveSite> Site = Sites.collective(*Call);
+          Site && (Site->Kind == CollectiveKind::Gather ||
+                   Site->Kind == CollectiveKind::AllGather))
+        checkSummedGather(Model, Average, *U, *Call);
+  }
+}
+
+void UnaveragedAllreduceCheck::checkSummedGather(const GradientModel &Model,
+                                                 const Averaging &Average,
+                                                 const CodeUnit &U,
+                                                 const CallExpr &Gather) {
+  // What is gathered: a gradient (or a step computed from one), kept in a
+  // variable.
+  if (llvm::none_of(Gather.arguments(), [&](const Expr *Arg) {
+        return (Model.role(U, Arg) & GradientRole) != 0;
+      }))
+    return;
+  const VarDecl *Holder = initialisedWith(U, Gather);
+  if (!Holder)
+    return;
+  // Its pieces added up in a loop, unscaled.
+  const Expr *Target = nullptr;
+  const Stmt *Accumulation = nullptr;
+  for (const Stmt *S : U.Stmts)
+    if (const Expr *T = accumulationTarget(S, *Holder);
+        T && !Target && llvm::any_of(U.Stmts, [&](const Stmt *Loop) {
+          return isLoopStmt(Loop) && U.contains(Loop, S);
+        })) {
+      Target = T;
+      Accumulation = S;
+    }
+  if (!Target)
+    return;
+  // Nor is the sum divided afterwards.
+  const ValueDecl *Sum = Model.rootDecl(Target);
+  for (const Stmt *S : U.Stmts)
+    if (const auto *E = dyn_cast<Expr>(S))
+      if (const Expr *Scaled = Average.averagedTensor(E);
+          Scaled && Sum && Model.rootDecl(Scaled) == Sum)
+        return;
+  diag(Gather.getExprLoc(),
+       "%0 gathers every rank's gradient step and their sum is applied "
+       "with nothing dividing it by the world size: each update is N times "
+       "one rank's step, so the effective learning rate is N times larger; "
+       "divide the gathered pieces (or their sum) by the world size")
+      << calleeName(Gather);
+  diag(Accumulation->getBeginLoc(), "the gathered pieces are added up here",
+       DiagnosticIDs::Note);
 }
 
 void UnaveragedAllreduceCheck::checkRecovered(const GradientModel &Model,

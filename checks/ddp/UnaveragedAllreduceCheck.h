@@ -47,6 +47,11 @@ private:
   /// call of its first candidate of that arity defined here.
   void checkRecovered(const GradientModel &Model, const Averaging &Average,
                       const CodeUnit &U, const RecoveryExpr &Recovered);
+  /// A gather of gradient steps whose pieces are added up one by one
+  /// (`for (k < comm.size()) param -= gathered[k];`) and never divided:
+  /// a reduction by hand, with the same N-fold update.
+  void checkSummedGather(const GradientModel &Model, const Averaging &Average,
+                         const CodeUnit &U, const CallExpr &Gather);
   /// \p Name: the quoted name of what \p Reduction calls; \p Inside: the
   /// collective in the helper \p Reduction calls, when it is not itself
   /// the collective.

@@ -10,6 +10,11 @@ bool namedLikeCommunicator(llvm::StringRef Name) {
                                 "nccl", "gloo", "world"});
 }
 
+bool namedLikeCommunicatorClass(llvm::StringRef Name) {
+  return nameContainsAny(Name, {"comm", "mpi", "nccl", "gloo", "collective",
+                                "processgroup"});
+}
+
 bool namedLikeSync(llvm::StringRef Name) {
   return nameContainsAny(Name, {"reduce", "sum", "avg", "average", "mean",
                                 "sync", "gather", "exchange", "aggregate",

@@ -19,6 +19,12 @@ namespace clang::tidy::ddp::usernames {
 /// "world".
 bool namedLikeCommunicator(llvm::StringRef Name);
 
+/// A class named like a communicator in the narrower sense whose methods'
+/// short names (gather, broadcast, reduce, scatter, barrier) are
+/// collectives: its name contains "comm", "mpi", "nccl", "gloo",
+/// "collective" or "processgroup".
+bool namedLikeCommunicatorClass(llvm::StringRef Name);
+
 /// A function named like a gradient synchronisation: its name contains
 /// "reduce", "sum", "avg", "average", "mean", "sync", "gather", "exchange",
 /// "aggregate", "bcast" or "broadcast".

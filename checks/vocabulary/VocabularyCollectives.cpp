@@ -9,6 +9,7 @@
 
 #include "vocabulary/Vocabulary.h"
 #include "vocabulary/VocabularyInternal.h"
+#include "vocabulary/UserNames.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
@@ -137,6 +138,21 @@ Vocabulary::collectiveKindOfName(const FunctionDecl &FD) {
     if (C != '_')
       Name += llvm::toLower(C);
   llvm::StringRef N(Name);
+  // A communicator class's own methods may take the short names
+  // (`comm.gather(t, 0)`, `Comm::bcast`) that elsewhere name other things
+  // (a tensor's gather, an algorithm's reduce).
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(&FD);
+      Method && usernames::namedLikeCommunicatorClass(
+                    identifierName(Method->getParent())))
+    if (std::optional<CollectiveKind> Short =
+            llvm::StringSwitch<std::optional<CollectiveKind>>(N)
+                .Case("gather", CollectiveKind::Gather)
+                .Cases("broadcast", "bcast", CollectiveKind::Broadcast)
+                .Case("reduce", CollectiveKind::Reduce)
+                .Case("scatter", CollectiveKind::Scatter)
+                .Case("barrier", CollectiveKind::Barrier)
+                .Default(std::nullopt))
+      return Short;
   std::optional<CollectiveKind> Kind;
   if (N.consume_front("allreduce"))
     Kind = CollectiveKind::AllReduce;

@@ -131,3 +131,71 @@ struct Survey {
     MPI_Allreduce(MPI_IN_PLACE, gradual_warmup_.data(), 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
   }
 };
+
+// A framework's own tensor and communicator (defined in another unit): the
+// root gathers every rank's step and applies each piece itself.
+namespace mini {
+struct Tensor {
+  Tensor grad() const;
+  Tensor operator*(double) const;
+  Tensor operator/(double) const;
+  Tensor &operator-=(const Tensor &);
+  Tensor &operator+=(const Tensor &);
+  Tensor &operator/=(double);
+  Tensor operator[](unsigned long) const;
+};
+struct Communicator {
+  Tensor gather(const Tensor &tensor, int root);
+  Tensor broadcast(const Tensor &tensor, int root);
+  int rank() const;
+  int size() const;
+};
+} // namespace mini
+
+struct GatheringSGD {
+  mini::Communicator &comm;
+  std::vector<mini::Tensor *> params;
+  double lr = 0.1;
+
+  // BUG: N ranks' steps applied one after the other.
+  void step() {
+    for (auto *p : params) {
+      auto change = p->grad() * lr;
+      auto gathered = comm.gather(change, 0);
+      // CHECK: :[[@LINE-1]]:28: warning: 'gather' gathers every rank's gradient step and their sum is applied with nothing dividing it by the world size{{.*}} [ddp-unaveraged-allreduce]
+      if (comm.rank() == 0)
+        for (int k = 0; k < comm.size(); k++)
+          *p -= gathered[k];
+      // CHECK: :[[@LINE-1]]:11: note: the gathered pieces are added up here
+      *p = comm.broadcast(*p, 0);
+    }
+  }
+
+  // OK: each piece divided by the world size.
+  void averaged_pieces() {
+    for (auto *p : params) {
+      auto gathered = comm.gather(p->grad() * lr, 0);
+      for (int k = 0; k < comm.size(); k++)
+        *p -= gathered[k] / comm.size();
+    }
+  }
+
+  // OK: the pieces summed into a total that is divided before it is used.
+  void averaged_sum() {
+    for (auto *p : params) {
+      auto gathered = comm.gather(p->grad(), 0);
+      mini::Tensor total = gathered[0];
+      for (int k = 1; k < comm.size(); k++)
+        total += gathered[k];
+      total /= comm.size();
+      *p -= total * lr;
+    }
+  }
+
+  // OK: gathered values that are not gradients (per-rank losses to log).
+  void gathered_losses(mini::Tensor loss, mini::Tensor &sum) {
+    auto losses = comm.gather(loss, 0);
+    for (int k = 0; k < comm.size(); k++)
+      sum += losses[k];
+  }
+};
