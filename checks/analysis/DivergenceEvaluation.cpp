@@ -12,6 +12,7 @@
 #include "analysis/Divergence.h"
 #include "analysis/DivergenceInternal.h"
 #include "vocabulary/TensorMethods.h"
+#include "vocabulary/UserNames.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringExtras.h"
@@ -85,7 +86,9 @@ namespace {
 /// Where values live and how ranks talk: devices and tensor options (a rank
 /// picks its GPU from its rank, but where a value lives does not change the
 /// value), communicators, c10d's stores and options (a store is the server
-/// on rank 0). Built from the rank, they carry no rank-local data.
+/// on rank 0), and a class of the project's own named as a communicator
+/// that keeps one (`struct NcclComm { ncclComm_t comm_; }`). Built from the rank, they
+/// carry no rank-local data; a null one is a failure to make it.
 bool isInfrastructureType(QualType T) {
   if (Vocabulary::isCommunicatorType(T))
     return true;
@@ -93,7 +96,14 @@ bool isInfrastructureType(QualType T) {
   if (!RD)
     return false;
   std::string Name = RD->getQualifiedNameAsString();
-  return tensors::isDeviceOptionsOrC10dType(Name);
+  if (tensors::isDeviceOptionsOrC10dType(Name))
+    return true;
+  if (!RD->hasDefinition() || inSystemHeader(*RD) ||
+      !usernames::namedLikeCommunicatorClass(identifierName(RD)))
+    return false;
+  return llvm::any_of(RD->getDefinition()->fields(), [](const FieldDecl *F) {
+    return Vocabulary::isCommunicatorType(F->getType());
+  });
 }
 
 } // namespace
