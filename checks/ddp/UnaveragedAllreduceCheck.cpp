@@ -96,6 +96,14 @@ const Expr *accumulationTarget(const Stmt *S, const VarDecl &Holder) {
   return nullptr;
 }
 
+/// The API of the reduction \p Call of unit U, for the fix the message
+/// suggests.
+CollectiveApi apiOf(const GradientModel &Model, const CodeUnit &U,
+                    const CallExpr &Call) {
+  std::optional<CollectiveInfo> Info = Model.collectiveOf(U, Call);
+  return Info ? Info->Api : CollectiveApi::Named;
+}
+
 llvm::StringRef fixFor(CollectiveApi Api) {
   switch (Api) {
   case CollectiveApi::C10d:
@@ -135,7 +143,7 @@ void UnaveragedAllreduceCheck::analyze(const GradientModel &Model) {
       const CallExpr *SteppedAt = nullptr;
       if (!averaged(Model, Average, *U, *Call, /*IsReduction=*/true, 0,
                     SteppedAt))
-        report(*Call, calleeName(*Call), SteppedAt);
+        report(*Call, calleeName(*Call), apiOf(Model, *U, *Call), SteppedAt);
     }
     for (const Stmt *Broken : U->Broken)
       if (const auto *Recovered = dyn_cast<RecoveryExpr>(Broken))
@@ -226,7 +234,8 @@ void UnaveragedAllreduceCheck::checkRecovered(const GradientModel &Model,
     const CallExpr *SteppedAt = nullptr;
     if (!averaged(Model, Average, U, Recovered, /*IsReduction=*/true, 0,
                   SteppedAt))
-      report(Recovered, ("'" + Call->Name + "'").str(), SteppedAt, Reduction);
+      report(Recovered, ("'" + Call->Name + "'").str(),
+             apiOf(Model, *Helper, *Reduction), SteppedAt, Reduction);
     return;
   }
 }
@@ -251,7 +260,8 @@ void UnaveragedAllreduceCheck::checkCallers(const GradientModel &Model,
     const CallExpr *SteppedAt = nullptr;
     if (!averaged(Model, Average, *Site.Caller, *Site.Call,
                   /*IsReduction=*/true, 0, SteppedAt))
-      report(*Site.Call, calleeName(*Site.Call), SteppedAt, &Reduction);
+      report(*Site.Call, calleeName(*Site.Call),
+             apiOf(Model, Helper, Reduction), SteppedAt, &Reduction);
   }
 }
 
@@ -265,14 +275,9 @@ bool UnaveragedAllreduceCheck::stepsAtScaledRate(const Averaging &Average,
 
 void UnaveragedAllreduceCheck::report(const Expr &Reduction,
                                       const std::string &Name,
+                                      CollectiveApi Api,
                                       const CallExpr *SteppedAt,
                                       const CallExpr *Inside) {
-  const auto &Call = Inside ? *Inside : cast<CallExpr>(Reduction);
-  std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call);
-  const FunctionDecl *Unresolved = nullptr;
-  if (!Info)
-    Info = Vocabulary::classifyUnresolvedCollective(Call, Unresolved);
-  CollectiveApi Api = Info ? Info->Api : CollectiveApi::Named;
   diag(Reduction.getExprLoc(),
        "%0 sums the gradients over all ranks and nothing divides them by "
        "the world size before the optimizer step: gradients are summed "

@@ -52,11 +52,12 @@ private:
   /// a reduction by hand, with the same N-fold update.
   void checkSummedGather(const GradientModel &Model, const Averaging &Average,
                          const CodeUnit &U, const CallExpr &Gather);
-  /// \p Name: the quoted name of what \p Reduction calls; \p Inside: the
-  /// collective in the helper \p Reduction calls, when it is not itself
-  /// the collective.
+  /// \p Name: the quoted name of what \p Reduction calls; \p Api: the API
+  /// of the sum, for the fix suggested; \p Inside: the collective in the
+  /// helper \p Reduction calls, when it is not itself the collective.
   void report(const Expr &Reduction, const std::string &Name,
-              const CallExpr *SteppedAt, const CallExpr *Inside = nullptr);
+              CollectiveApi Api, const CallExpr *SteppedAt,
+              const CallExpr *Inside = nullptr);
 };
 
 } // namespace clang::tidy::ddp
