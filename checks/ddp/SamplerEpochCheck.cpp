@@ -4,6 +4,7 @@
 
 #include "analysis/ASTUtils.h"
 #include "analysis/Reachability.h"
+#include "vocabulary/LoaderOptions.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -59,6 +60,92 @@ const VarDecl *rootVariable(const Expr *E) {
     return nullptr;
   }
   return nullptr;
+}
+
+/// The batch size a loader factory is given: a count, or the value of
+/// `batch_size(n)` in the options built there.
+const Expr *batchSizeArgument(const CallExpr &Factory) {
+  if (Factory.getNumArgs() < 3)
+    return nullptr;
+  const Expr *Options = Factory.getArg(2);
+  const Expr *Found = nullptr;
+  containsWhere(Options, [&](const Stmt *S) {
+    const auto *Setter = dyn_cast<CXXMemberCallExpr>(S);
+    if (Setter && Setter->getNumArgs() == 1 &&
+        loaders::isBatchSizeSetter(identifierName(Setter->getMethodDecl())))
+      Found = Setter->getArg(0);
+    return Found != nullptr;
+  });
+  if (Found)
+    return Found;
+  // `make_data_loader(ds, sampler, batch_size)`: options converted from it.
+  Options = Options->IgnoreImplicit();
+  if (const auto *Convert = dyn_cast<CXXConstructExpr>(Options);
+      Convert && Convert->getNumArgs() == 1)
+    Options = Convert->getArg(0)->IgnoreImplicit();
+  return Options->getType()->isIntegerType() ? Options : nullptr;
+}
+
+/// Whether \p E reads the size of \p Dataset (`ds.size().value()`).
+bool readsDatasetSize(const Expr *E, const VarDecl &Dataset) {
+  return containsWhere(E, [&](const Stmt *S) {
+    const auto *Size = dyn_cast<CXXMemberCallExpr>(S);
+    return Size && identifierName(Size->getMethodDecl()) == "size" &&
+           rootVariable(Size->getImplicitObjectArgument()) == &Dataset;
+  });
+}
+
+/// Whether \p Batch is each rank's whole shard: the dataset's size divided
+/// by the sampler's number of replicas (\p Replicas), or the whole size,
+/// directly or through locals. Training on full batches, the order within
+/// the one batch does not matter.
+bool isWholeShard(const Expr *Batch, const VarDecl &Dataset,
+                  const ValueDecl *Replicas, unsigned Depth = 0) {
+  Batch = Batch ? Batch->IgnoreParenImpCasts() : nullptr;
+  if (!Batch || Depth > 4)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Batch)) {
+    const auto *Local = dyn_cast<VarDecl>(Ref->getDecl());
+    return Local && Local->hasLocalStorage() &&
+           isWholeShard(Local->getInit(), Dataset, Replicas, Depth + 1);
+  }
+  if (const auto *Divide = dyn_cast<BinaryOperator>(Batch);
+      Divide && Divide->getOpcode() == BO_Div)
+    return Replicas && referencedDecl(Divide->getRHS()) == Replicas &&
+           isWholeShard(Divide->getLHS(), Dataset, Replicas, Depth + 1);
+  const auto *Size = dyn_cast<CallExpr>(Batch);
+  return Size && readsDatasetSize(Size, Dataset);
+}
+
+/// The number of replicas a sampler variable was constructed with
+/// (`DistributedRandomSampler s(size, world, rank)`: `world`).
+const ValueDecl *replicasOf(const ValueDecl *Sampler) {
+  const auto *Var = dyn_cast_or_null<VarDecl>(Sampler);
+  const Expr *Init = Var ? Var->getInit() : nullptr;
+  const CXXConstructExpr *Construct = nullptr;
+  containsWhere(Init, [&](const Stmt *S) {
+    Construct = dyn_cast<CXXConstructExpr>(S);
+    return Construct && Construct->getNumArgs() >= 2;
+  });
+  return Construct && Construct->getNumArgs() >= 2
+             ? referencedDecl(Construct->getArg(1))
+             : nullptr;
+}
+
+/// Whether a loader definition builds a full-batch loader: each batch its
+/// rank's whole shard of the dataset.
+bool buildsFullBatches(const LoaderDefinition &D) {
+  if (!D.Factory || D.Factory->getNumArgs() < 3)
+    return false;
+  const VarDecl *Dataset = rootVariable(D.Factory->getArg(0));
+  const ValueDecl *Replicas = replicasOf(D.Sampler);
+  if (!Replicas)
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(
+            D.Factory->getArg(1)->IgnoreImplicit());
+        Construct && Construct->getNumArgs() >= 2)
+      Replicas = referencedDecl(Construct->getArg(1));
+  return Dataset &&
+         isWholeShard(batchSizeArgument(*D.Factory), *Dataset, Replicas);
 }
 
 /// Everything about loaders and samplers in one function body.
@@ -309,6 +396,10 @@ void SamplerEpochCheck::checkLoaders(const FunctionDecl &Function,
       }
     if (H.Defs.empty())
       continue; // a parameter: built by the caller
+    if (llvm::all_of(H.Defs, [](const LoaderDefinition *D) {
+          return buildsFullBatches(*D);
+        }))
+      continue; // one batch per rank: its order does not matter
     if (!checkEpochAfterCopy(Facts, H, Flow) &&
         !checkReplayedLoader(Facts, H, Flow))
       checkRebuiltLoader(Facts, H, Flow, Context);

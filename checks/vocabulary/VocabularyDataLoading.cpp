@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "vocabulary/LoaderOptions.h"
 #include "vocabulary/Vocabulary.h"
 #include "vocabulary/VocabularyInternal.h"
 
@@ -125,5 +126,11 @@ std::optional<bool> Vocabulary::samplerEpochCall(const CXXMemberCallExpr &Call) 
     return std::nullopt;
   return Name == "set_epoch";
 }
+
+namespace loaders {
+
+bool isBatchSizeSetter(llvm::StringRef Method) { return Method == "batch_size"; }
+
+} // namespace loaders
 
 } // namespace clang::tidy::ddp

@@ -267,6 +267,39 @@ void negative_loop_over_datasets(size_t rank, size_t world) {
   }
 }
 
+// Full-batch training: each rank's one batch is its whole shard, so the order
+// within it does not matter (and the ranks' shards together are the dataset
+// whatever the epoch), given as a count or through the options.
+void negative_full_batch(size_t rank, size_t world) {
+  auto dataset = Points().map(transforms::Stack<>());
+  DistributedRandomSampler sampler(dataset.size().value(), world, rank);
+  auto per_rank = dataset.size().value() / world;
+  auto batch_size = per_rank;
+  auto loader = make_data_loader(std::move(dataset), sampler, batch_size);
+  for (int epoch = 0; epoch < 3; ++epoch)
+    train_one_epoch(*loader);
+}
+
+void negative_full_batch_options(size_t rank, size_t world) {
+  auto dataset = Points().map(transforms::Stack<>());
+  DistributedRandomSampler sampler(dataset.size().value(), world, rank);
+  auto loader = make_data_loader(
+      dataset, sampler, DataLoaderOptions().batch_size(dataset.size().value() / world));
+  for (int epoch = 0; epoch < 3; ++epoch)
+    train_one_epoch(*loader);
+}
+
+// A batch of a hundredth of the data is no full batch.
+void batches_of_a_fraction(size_t rank, size_t world) {
+  auto dataset = Points().map(transforms::Stack<>());
+  DistributedRandomSampler sampler(dataset.size().value(), world, rank);
+  auto loader = make_data_loader(dataset, sampler, dataset.size().value() / 100);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: data loader 'loader' replays the same sample order every epoch{{.*}} [ddp-sampler-epoch]
+  for (int epoch = 0; epoch < 3; ++epoch)
+    train_one_epoch(*loader);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: note: 'loader' is iterated again each epoch here
+}
+
 // Non-distributed samplers are out of scope.
 void negative_random_sampler() {
   auto loader = make_data_loader(Points().map(transforms::Stack<>()), DataLoaderOptions(8));
