@@ -14,6 +14,7 @@
 
 #include "ddp/DdpCheck.h"
 #include "analysis/Reachability.h"
+#include "model/LoaderFacts.h"
 
 namespace clang::tidy::ddp {
 
@@ -24,8 +25,6 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  /// Everything about loaders and samplers in one function body.
-  struct LoaderFacts;
   /// Where one loader gets its value.
   struct LoaderHistory;
 

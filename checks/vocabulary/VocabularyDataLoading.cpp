@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "vocabulary/LoaderOptions.h"
+#include "vocabulary/DataLoading.h"
 #include "vocabulary/Vocabulary.h"
 #include "vocabulary/VocabularyInternal.h"
 
@@ -130,6 +130,45 @@ std::optional<bool> Vocabulary::samplerEpochCall(const CXXMemberCallExpr &Call) 
 namespace loaders {
 
 bool isBatchSizeSetter(llvm::StringRef Method) { return Method == "batch_size"; }
+
+bool isEpochSetter(const FunctionDecl &FD) {
+  llvm::SmallVector<std::string, 4> Words = identifierWords(identifierName(&FD));
+  return Words.size() == 2 && Words[0] == "set" && Words[1] == "epoch";
+}
+
+namespace {
+bool hasMethod(const CXXRecordDecl &RD,
+               llvm::function_ref<bool(const CXXMethodDecl &)> Is) {
+  if (llvm::any_of(RD.methods(), [&](const CXXMethodDecl *M) { return Is(*M); }))
+    return true;
+  for (const CXXBaseSpecifier &Base : RD.bases())
+    if (const CXXRecordDecl *B = Base.getType()->getAsCXXRecordDecl())
+      if (B->hasDefinition() && hasMethod(*B->getDefinition(), Is))
+        return true;
+  return false;
+}
+} // namespace
+
+bool isHomegrownDistributedSampler(const CXXRecordDecl &RD) {
+  if (!RD.hasDefinition() ||
+      RD.getASTContext().getSourceManager().isInSystemHeader(RD.getLocation()) ||
+      !llvm::is_contained(identifierWords(identifierName(&RD)), "distributed"))
+    return false;
+  return hasMethod(*RD.getDefinition(), [](const CXXMethodDecl &M) {
+    return isEpochSetter(M);
+  });
+}
+
+bool isIterableClass(const CXXRecordDecl &RD) {
+  if (!RD.hasDefinition() ||
+      RD.getASTContext().getSourceManager().isInSystemHeader(RD.getLocation()))
+    return false;
+  auto Named = [](llvm::StringRef Name) {
+    return [Name](const CXXMethodDecl &M) { return identifierName(&M) == Name; };
+  };
+  return hasMethod(*RD.getDefinition(), Named("begin")) &&
+         hasMethod(*RD.getDefinition(), Named("end"));
+}
 
 } // namespace loaders
 
