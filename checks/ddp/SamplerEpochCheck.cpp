@@ -22,6 +22,12 @@ namespace {
 constexpr llvm::StringLiteral FactoryId = "factory";
 constexpr llvm::StringLiteral FunctionId = "function";
 
+/// A variable holding a loader class of the project's own built from a
+/// homegrown distributed sampler.
+AST_MATCHER(VarDecl, holdsHomegrownLoader) {
+  return homegrownLoaderSampler(Node) != nullptr;
+}
+
 } // namespace
 
 void SamplerEpochCheck::registerMatchers(MatchFinder *Finder) {
@@ -30,17 +36,19 @@ void SamplerEpochCheck::registerMatchers(MatchFinder *Finder) {
       callExpr(Factory, unless(isExpansionInSystemHeader())).bind(FactoryId),
       this);
 
-  // Functions that touch a loader over an epoch-shuffled sampler, or build
-  // one that a dependent dataset leaves unresolved.
+  // Functions that touch a loader over an epoch-shuffled sampler, build one
+  // that a dependent dataset leaves unresolved, or build a homegrown one.
   auto ShuffledLoader = qualType(matchers::isDataLoaderOver(
       cxxRecordDecl(matchers::isShufflingSampler(&Vocab))));
   auto UnresolvedFactory = callExpr(matchers::isUnresolvedDataLoaderFactory());
   Finder->addMatcher(
       functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
-                   hasBody(stmt(hasDescendant(
-                       expr(anyOf(expr(anyOf(declRefExpr(), memberExpr()),
-                                       hasType(ShuffledLoader)),
-                                  UnresolvedFactory))))))
+                   hasBody(stmt(anyOf(
+                       hasDescendant(expr(
+                           anyOf(expr(anyOf(declRefExpr(), memberExpr()),
+                                      hasType(ShuffledLoader)),
+                                 UnresolvedFactory))),
+                       hasDescendant(varDecl(holdsHomegrownLoader()))))))
           .bind(FunctionId),
       this);
 }
@@ -114,7 +122,8 @@ bool SamplerEpochCheck::checkEpochAfterCopy(const LoaderFacts &Facts,
   for (const SamplerCall &SC : Facts.SamplerCalls) {
     const LoaderDefinition *Copy = nullptr;
     for (const LoaderDefinition *D : H.Defs)
-      if (D->Sampler == SC.Sampler && H.precedes(*D, SC.Call))
+      if (!D->Homegrown && D->Sampler == SC.Sampler &&
+          H.precedes(*D, SC.Call))
         Copy = D;
     if (!Copy)
       continue;
@@ -152,6 +161,8 @@ bool SamplerEpochCheck::checkReplayedLoader(const LoaderFacts &Facts,
         Def = D;
     if (!Def)
       continue;
+    if (Def->Homegrown)
+      return reportUnsetEpoch(Facts, *Def, U);
     diag(Def->Where->getBeginLoc(),
          "data loader %0 replays the same sample order every epoch: its "
          "distributed random sampler is seeded with its epoch, which stays "
@@ -165,6 +176,30 @@ bool SamplerEpochCheck::checkReplayedLoader(const LoaderFacts &Facts,
     return true;
   }
   return false;
+}
+
+bool SamplerEpochCheck::reportUnsetEpoch(const LoaderFacts &Facts,
+                                         const LoaderDefinition &Def,
+                                         const LoaderUse &Pass) {
+  // Whether such a loader copies the sampler's order when built or asks
+  // the sampler each pass is not known: a loader whose sampler's epoch is
+  // set somewhere in the function is left alone.
+  if (llvm::any_of(Facts.SamplerCalls, [&](const SamplerCall &SC) {
+        return SC.SetsEpoch && SC.Sampler == Def.Sampler;
+      }))
+    return false;
+  diag(Def.Where->getBeginLoc(),
+       "data loader %0 is iterated again each epoch and nothing sets the "
+       "epoch of its distributed sampler %1: the sampler shuffles with the "
+       "same seed every epoch, so every epoch replays the same sample "
+       "order; set the sampler's epoch at the start of each epoch (and "
+       "rebuild the loader after it if the loader copies the sampler's "
+       "indices when built)")
+      << Def.Loader << Def.Sampler;
+  diag(Pass.Where->getBeginLoc(), "%0 is iterated again each epoch here",
+       DiagnosticIDs::Note)
+      << Def.Loader;
+  return true;
 }
 
 void SamplerEpochCheck::checkRebuiltLoader(const LoaderFacts &Facts,

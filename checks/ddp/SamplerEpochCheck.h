@@ -38,6 +38,10 @@ private:
                            const Reachability &Flow);
   bool checkReplayedLoader(const LoaderFacts &Facts, const LoaderHistory &H,
                            const Reachability &Flow);
+  /// A homegrown loader iterated every epoch whose sampler's epoch is
+  /// never set.
+  bool reportUnsetEpoch(const LoaderFacts &Facts, const LoaderDefinition &Def,
+                        const LoaderUse &Pass);
   void checkRebuiltLoader(const LoaderFacts &Facts, const LoaderHistory &H,
                           const Reachability &Flow, ASTContext &Context);
 };

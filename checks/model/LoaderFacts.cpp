@@ -26,6 +26,22 @@ const VarDecl *rootVariable(const Expr *E) {
   return nullptr;
 }
 
+const VarDecl *homegrownLoaderSampler(const VarDecl &Loader) {
+  const CXXRecordDecl *Class = pointeeRecord(Loader.getType());
+  if (!Class || !loaders::isIterableClass(*Class) || !Loader.getInit())
+    return nullptr;
+  const VarDecl *Sampler = nullptr;
+  containsWhere(Loader.getInit(), [&](const Stmt *S) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    const CXXRecordDecl *Record = Var ? pointeeRecord(Var->getType()) : nullptr;
+    if (Record && loaders::isHomegrownDistributedSampler(*Record))
+      Sampler = Var;
+    return Sampler != nullptr;
+  });
+  return Sampler;
+}
+
 namespace {
 
 /// The batch size a loader factory is given: a count, or the value of
@@ -133,6 +149,7 @@ void LoaderFacts::collect(const FunctionDecl &Function,
   const Stmt *Body = Function.getBody();
   collectDefinitions(*Body, Context);
   collectDependentDefinitions(*Body, Context);
+  collectHomegrownDefinitions(*Body, Context);
   collectPasses(*Body, Context);
   collectSamplerCalls(*Body, Context);
   collectFieldDefinitions(Function);
@@ -211,12 +228,32 @@ void LoaderFacts::collectPasses(const Stmt &Body, ASTContext &Context) {
   }
 }
 
+void LoaderFacts::collectHomegrownDefinitions(const Stmt &Body,
+                                              ASTContext &Context) {
+  for (const BoundNodes &N :
+       match(findAll(declStmt(has(varDecl(hasInitializer(expr())).bind("var")))
+                         .bind("decl")),
+             Body, Context)) {
+    const auto *Var = N.getNodeAs<VarDecl>("var");
+    if (const VarDecl *Sampler = homegrownLoaderSampler(*Var)) {
+      HomegrownLoaders.push_back(Var);
+      Definitions.push_back({N.getNodeAs<DeclStmt>("decl"), Var, nullptr,
+                             Sampler, true, /*Homegrown=*/true});
+      addLoader(Var);
+    }
+  }
+}
+
 void LoaderFacts::collectSamplerCalls(const Stmt &Body,
                                           ASTContext &Context) {
   for (const BoundNodes &N :
        match(findAll(cxxMemberCallExpr().bind("call")), Body, Context)) {
     const auto *Call = N.getNodeAs<CXXMemberCallExpr>("call");
     std::optional<bool> SetsEpoch = Vocabulary::samplerEpochCall(*Call);
+    const CXXMethodDecl *Method = Call->getMethodDecl();
+    if (!SetsEpoch && Method && loaders::isEpochSetter(*Method) &&
+        loaders::isHomegrownDistributedSampler(*Method->getParent()))
+      SetsEpoch = true;
     if (!SetsEpoch)
       continue;
     if (const ValueDecl *Sampler = handleDecl(Call->getImplicitObjectArgument()))

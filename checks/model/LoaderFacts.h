@@ -28,6 +28,10 @@ struct LoaderDefinition {
   const CallExpr *Factory; // make_data_loader(...), when visible
   const ValueDecl *Sampler; // the sampler variable copied, if one was
   bool InThisFunction;
+  /// A loader class of the project's own built from a homegrown
+  /// distributed sampler (loaders::isIterableClass): whether it copies the
+  /// sampler's order or shares the sampler is not known.
+  bool Homegrown = false;
 };
 
 /// A statement that starts a pass over a loader: a range-for over it, a call
@@ -37,7 +41,8 @@ struct LoaderUse {
   const ValueDecl *Loader;
 };
 
-/// `sampler.set_epoch(e)` or `sampler.reset()` on a distributed sampler.
+/// `sampler.set_epoch(e)` or `sampler.reset()` on a distributed sampler,
+/// `sampler->setEpoch(e)` on a homegrown one.
 struct SamplerCall {
   const CXXMemberCallExpr *Call;
   const ValueDecl *Sampler;
@@ -47,6 +52,11 @@ struct SamplerCall {
 /// The variable at the root of a dataset expression: `ds` in
 /// `ds.map(Stack<>())`. Null for temporaries.
 const VarDecl *rootVariable(const Expr *E);
+
+/// The homegrown distributed sampler variable a homegrown loader variable
+/// is built from (`auto loader = data::DataLoader(ds, 64, sampler);`), or
+/// null.
+const VarDecl *homegrownLoaderSampler(const VarDecl &Loader);
 
 /// Whether a loader definition builds a full-batch loader: each batch its
 /// rank's whole shard of the dataset (the order within it does not matter).
@@ -78,7 +88,8 @@ private:
     const ValueDecl *D = handleDecl(E);
     if (!D)
       return nullptr;
-    if (llvm::is_contained(DependentLoaders, D))
+    if (llvm::is_contained(DependentLoaders, D) ||
+        llvm::is_contained(HomegrownLoaders, D))
       return D;
     const CXXRecordDecl *Sampler = Vocabulary::samplerOfLoaderType(D->getType());
     return Sampler && Vocab.isShufflingSampler(*Sampler) ? D : nullptr;
@@ -87,6 +98,9 @@ private:
   /// sampler, options)` in a template), known by their factory call.
   llvm::SmallVector<const ValueDecl *, 2> DependentLoaders;
   void collectDependentDefinitions(const Stmt &Body, ASTContext &Context);
+  /// Loaders of the project's own, built from a homegrown sampler.
+  llvm::SmallVector<const ValueDecl *, 2> HomegrownLoaders;
+  void collectHomegrownDefinitions(const Stmt &Body, ASTContext &Context);
   void addDefinition(const Stmt *Where, const ValueDecl *Loader,
                      const Expr *Init, bool InThisFunction);
   void addLoader(const ValueDecl *D) {
