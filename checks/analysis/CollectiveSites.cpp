@@ -65,6 +65,14 @@ std::optional<CollectiveSite> CollectiveSites::collective(const Expr &E) {
   return Site;
 }
 
+namespace {
+/// `std::thread`, `std::jthread`: constructing one runs its callable.
+bool startsThread(const CXXRecordDecl &RD) {
+  llvm::StringRef Name = identifierName(&RD);
+  return inSystemHeader(RD) && (Name == "thread" || Name == "jthread");
+}
+} // namespace
+
 std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E)) {
     const CXXConstructorDecl *Ctor = Construct->getConstructor();
@@ -76,7 +84,13 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
                               Inner->Kind};
       return std::nullopt;
     }
-    return constructs(*Ctor->getParent());
+    if (std::optional<CollectiveSite> Made = constructs(*Ctor->getParent()))
+      return Made;
+    // std::thread(lambda) runs it; a std::function made from one only
+    // keeps it.
+    if (startsThread(*Ctor->getParent()))
+      return handedOver(*Construct);
+    return std::nullopt;
   }
   // A call clang could not type-check (a const gradient bound to a
   // `Tensor &`): a helper of this unit among its candidates that issues one.
@@ -99,6 +113,8 @@ CollectiveSites::classifyCall(const CallExpr &TheCall) {
   if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call))
     return CollectiveSite{CollectiveSite::Via::Api, Call->getDirectCallee(),
                           Call->getDirectCallee(), Info->Kind};
+  if (std::optional<CollectiveSite> Stored = storedFunction(*Call))
+    return Stored;
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD || Vocab.returnsRank(*Call) || Vocab.rankOutputArgument(*Call))
     return std::nullopt;
@@ -111,10 +127,17 @@ CollectiveSites::classifyCall(const CallExpr &TheCall) {
       return std::nullopt;
     return CollectiveSite{CollectiveSite::Via::Helper, FD, nullptr, Named};
   };
-  if (const FunctionDecl *Body = userDefinition(*FD)) {
+  const FunctionDecl *Body = userDefinition(*FD);
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(FD);
+      Method && (!Body || Method->isPure()))
+    if (std::optional<CollectiveSite> Overridden = overriders(*Method))
+      return Overridden;
+  if (Body) {
     if (std::optional<CollectiveSite> Inner = issues(*Body))
       return CollectiveSite{CollectiveSite::Via::Helper, FD, Inner->Api,
                             Inner->Kind};
+    if (std::optional<CollectiveSite> Handed = handedOver(*Call))
+      return Handed;
     return ByName();
   }
   if (inSystemHeader(*FD)) {
@@ -122,7 +145,7 @@ CollectiveSites::classifyCall(const CallExpr &TheCall) {
     if (tensors::isObjectFactory(identifierName(FD)))
       if (const CXXRecordDecl *Made = pointeeRecord(FD->getReturnType()))
         return constructs(*Made);
-    return std::nullopt;
+    return handedOver(*Call); // std::async(lambda), std::invoke(lambda)
   }
   // Declared in user code, defined in another translation unit: a function
   // handed the communicator is taken to communicate through it. Not an SDK's
@@ -132,6 +155,8 @@ CollectiveSites::classifyCall(const CallExpr &TheCall) {
       handsCommunicator(*Call, /*InStructs=*/false))
     return CollectiveSite{CollectiveSite::Via::Communicator, FD, nullptr,
                           std::nullopt};
+  if (std::optional<CollectiveSite> Handed = handedOver(*Call))
+    return Handed;
   return ByName();
 }
 

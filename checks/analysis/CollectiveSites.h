@@ -82,6 +82,32 @@ private:
   const ValueDecl *syncingWrapperIn(const FunctionDecl &FD);
   bool wrapperSyncs(const CXXRecordDecl &Wrapper);
 
+  // Collectives that run where the call hands them over
+  // (CollectiveSitesDeferred.cpp).
+  /// A lambda handed to a thread, a thread pool's queue, std::async, or any
+  /// call that is not a registration of a hook or callback: the call
+  /// issues what the lambda issues.
+  std::optional<CollectiveSite> handedOver(const CallExpr &Call);
+  std::optional<CollectiveSite> handedOver(const CXXConstructExpr &Construct);
+  /// A call of a std::function variable or field: what every lambda this
+  /// unit stores in it issues.
+  std::optional<CollectiveSite> storedFunction(const CallExpr &Call);
+  /// A call of a virtual method: what every overrider this unit defines
+  /// issues, when there is one and they all issue a collective.
+  std::optional<CollectiveSite> overriders(const CXXMethodDecl &Method);
+  /// What the lambdas among \p Args issue, for a call of \p Callee.
+  std::optional<CollectiveSite>
+  lambdasIssue(llvm::ArrayRef<const Expr *> Args, const FunctionDecl *Callee);
+  /// Indexes the declarations outside system headers once: the lambdas
+  /// stored in each std::function, the overriders of each virtual method.
+  void indexUserCode();
+  bool Indexed = false;
+  llvm::DenseMap<const ValueDecl *, llvm::SmallVector<const LambdaExpr *, 2>>
+      StoredLambdas;
+  llvm::DenseMap<const CXXMethodDecl *,
+                 llvm::SmallVector<const CXXMethodDecl *, 2>>
+      Overriders;
+
   const Vocabulary &Vocab;
   ASTContext &Context;
   llvm::DenseMap<const Expr *, std::optional<CollectiveSite>> Sites;
