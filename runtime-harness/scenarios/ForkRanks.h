@@ -23,7 +23,8 @@ namespace ddpscenario {
 
 /// Without DDP_HARNESS_FORKED_RANKS: nothing, std::nullopt. With it: returns
 /// std::nullopt in each forked rank, which goes on as the rank named by its
-/// RANK, and the supervisor's exit code in the supervisor.
+/// RANK; the supervisor exits 0 after the last rank, without returning, or
+/// the exit code of a malformed variable is returned.
 std::optional<int> forkRanksFromEnvironment(char **Argv);
 
 } // namespace ddpscenario
