@@ -17,6 +17,8 @@ namespace {
 
 constexpr const char *kSpecVariable = "DDP_HARNESS_FORKED_RANKS";
 
+bool ForkedRank = false;
+
 /// "STATUS:OUT0,ERR0:OUT1,ERR1...": the status pipe's write end, then each
 /// rank's stdout and stderr, inherited from the launcher.
 struct ForkSpec {
@@ -91,8 +93,10 @@ void becomeRank(const ForkSpec &Spec, int Rank, bool Exec, char **Argv) {
         close(Fd);
   sigset_t Stop = stopSignals();
   sigprocmask(SIG_UNBLOCK, &Stop, nullptr);
-  if (!Exec)
+  if (!Exec) {
+    ForkedRank = true;
     return;
+  }
   execv("/proc/self/exe", Argv);
   std::fprintf(stderr, "ddp-scenario: cannot exec /proc/self/exe: %s\n",
                std::strerror(errno));
@@ -165,4 +169,11 @@ std::optional<int> ddpscenario::forkRanksFromEnvironment(char **Argv) {
       writeStatusLine(Spec.StatusFd, "pid", Rank, Pid);
   }
   supervise(Spec, Pids);
+}
+
+bool ddpscenario::isForkedRank() { return ForkedRank; }
+
+void ddpscenario::exitForkedRank(int Code) {
+  std::fflush(nullptr);
+  _exit(Code);
 }

@@ -27,6 +27,15 @@ namespace ddpscenario {
 /// the exit code of a malformed variable is returned.
 std::optional<int> forkRanksFromEnvironment(char **Argv);
 
+/// In a rank forked by forkRanksFromEnvironment (not exec'd afresh). Such a
+/// rank ends with exitForkedRank: LibTorch's exit handlers deregister every
+/// operator, writing to most of the heap the rank shares with the
+/// supervisor, and each page written is copied first.
+bool isForkedRank();
+
+/// Flushes stdio and ends the process with \p Code, without exit handlers.
+[[noreturn]] void exitForkedRank(int Code);
+
 } // namespace ddpscenario
 
 #endif

@@ -200,5 +200,10 @@ int main(int Argc, char **Argv) {
     return *Code;
   if (std::optional<int> Code = parseFlags(Argc, Argv, Inv))
     return *Code;
-  return runVariant(Inv);
+  int Code = runVariant(Inv);
+  // The rank's evidence is written: the probe and the process group ended
+  // with runVariant.
+  if (isForkedRank())
+    exitForkedRank(Code);
+  return Code;
 }
