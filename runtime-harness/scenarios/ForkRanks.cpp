@@ -150,7 +150,13 @@ std::optional<int> ddpscenario::forkRanksFromEnvironment(char **Argv) {
   unsetenv(kSpecVariable);
   // A thread would not survive into the children, and whatever it held
   // (a lock, a pool's state) would be broken there.
-  bool Exec = threadCount() != 1;
+  int Threads = threadCount();
+  bool Exec = Threads != 1;
+  if (Exec)
+    std::fprintf(stderr,
+                 "ddp-scenario: %d threads before the ranks fork; each rank "
+                 "starts this program afresh\n",
+                 Threads);
   // A stop signal before the supervisor ignores them waits in the mask.
   sigset_t Stop = stopSignals();
   sigprocmask(SIG_BLOCK, &Stop, nullptr);
