@@ -6,7 +6,9 @@
    ...`, against the median start of one LibTorch process (`ddp-scenario
    --list`, which loads LibTorch and exits), as a ratio; and N such starts
    at once, what N ranks cost before they do anything (on a machine with
-   fewer free cores than N, more than one start).
+   fewer free cores than N, more than one start). The run twice: the ranks
+   forked from one process (the harness's default for ddp-scenario) and one
+   process per rank (DDP_HARNESS_SPAWN_RANKS=1).
 2. The probe on a small model (build/libexec/ddp-probe-bench, a 64-256-256-10
    MLP, one process): with the probe disabled (no DDP_HARNESS_RUN_DIR),
    recording every 100th step, and recording every step. Per mode: the
@@ -18,7 +20,7 @@ Commands are interleaved round by round so machine noise hits each alike;
 medians are printed.
 
 Usage: bench/harness_probe.py [--runs R] [--nproc N] [--steps S]
-                              [--scenario NAME VARIANT]
+                              [--scenario NAME VARIANT] [--no-probe]
 """
 
 import argparse
@@ -36,6 +38,15 @@ BUILD = os.path.join(ROOT, "build")
 HARNESS = os.path.join(BUILD, "bin", "ddp-harness")
 SCENARIO = os.path.join(BUILD, "libexec", "ddp-scenario")
 PROBE_BENCH = os.path.join(BUILD, "libexec", "ddp-probe-bench")
+
+
+def harness_run(args, run_dir, spawn):
+    env = dict(os.environ)
+    env.pop("DDP_HARNESS_SPAWN_RANKS", None)
+    if spawn:
+        env["DDP_HARNESS_SPAWN_RANKS"] = "1"
+    return run([HARNESS, "run", "--nproc", str(args.nproc), "--run-dir",
+                run_dir, "--", SCENARIO] + args.scenario, env)[0]
 
 
 def run(cmd, env=None):
@@ -74,36 +85,7 @@ def probe_step_seconds(steps, interval, run_dir):
     return result
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--nproc", type=int, default=2)
-    parser.add_argument("--steps", type=int, default=500)
-    parser.add_argument("--scenario", nargs=2,
-                        default=["unwrapped-forward", "fixed"])
-    args = parser.parse_args()
-    for path in (HARNESS, SCENARIO, PROBE_BENCH):
-        if not os.path.exists(path):
-            sys.exit(f"{path} is not built; run scripts/build")
-
-    tmp = tempfile.mkdtemp(prefix="harness-probe-bench-")
-    try:
-        start, starts, scenario = [], [], []
-        off, every100, every1 = [], [], []
-        for i in range(args.runs):
-            start.append(run([SCENARIO, "--list"])[0])
-            starts.append(parallel_starts(args.nproc))
-            scenario.append(run([HARNESS, "run", "--nproc", str(args.nproc),
-                                 "--run-dir", os.path.join(tmp, f"run{i}"),
-                                 "--", SCENARIO] + args.scenario)[0])
-            off.append(probe_step_seconds(args.steps, 1, None))
-            every100.append(probe_step_seconds(args.steps, 100,
-                                               os.path.join(tmp, "p100")))
-            every1.append(probe_step_seconds(args.steps, 1,
-                                             os.path.join(tmp, "p1")))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
+def print_starts(args, start, starts, scenario, spawned):
     m = statistics.median
     name = " ".join(args.scenario)
     print(f"{args.runs} rounds, medians; load average "
@@ -115,8 +97,53 @@ def main():
           f"{m(start):.2f} s | 1.00x |")
     print(f"| {args.nproc} LibTorch process starts at once | "
           f"{m(starts):.2f} s | {m(starts) / m(start):.2f}x |")
-    print(f"| `ddp-harness run --nproc {args.nproc} -- ddp-scenario {name}` | "
+    print(f"| `ddp-harness run --nproc {args.nproc} -- ddp-scenario {name}`, "
+          f"ranks forked from one process | "
           f"{m(scenario):.2f} s | {m(scenario) / m(start):.2f}x |")
+    print(f"| the same, one process per rank (`DDP_HARNESS_SPAWN_RANKS=1`) | "
+          f"{m(spawned):.2f} s | {m(spawned) / m(start):.2f}x |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--nproc", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=500)
+    parser.add_argument("--scenario", nargs=2,
+                        default=["unwrapped-forward", "fixed"])
+    parser.add_argument("--no-probe", action="store_true",
+                        help="measure the scenario run only")
+    args = parser.parse_args()
+    for path in (HARNESS, SCENARIO) + (() if args.no_probe else
+                                       (PROBE_BENCH,)):
+        if not os.path.exists(path):
+            sys.exit(f"{path} is not built; run scripts/build")
+
+    tmp = tempfile.mkdtemp(prefix="harness-probe-bench-")
+    try:
+        start, starts, scenario, spawned = [], [], [], []
+        off, every100, every1 = [], [], []
+        for i in range(args.runs):
+            start.append(run([SCENARIO, "--list"])[0])
+            starts.append(parallel_starts(args.nproc))
+            scenario.append(harness_run(args, os.path.join(tmp, f"f{i}"),
+                                        spawn=False))
+            spawned.append(harness_run(args, os.path.join(tmp, f"s{i}"),
+                                       spawn=True))
+            if args.no_probe:
+                continue
+            off.append(probe_step_seconds(args.steps, 1, None))
+            every100.append(probe_step_seconds(args.steps, 100,
+                                               os.path.join(tmp, "p100")))
+            every1.append(probe_step_seconds(args.steps, 1,
+                                             os.path.join(tmp, "p1")))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print_starts(args, start, starts, scenario, spawned)
+    m = statistics.median
+    if args.no_probe:
+        return
     print()
     print(f"| Probe ({args.steps} steps, 64-256-256-10 MLP) | Per step | "
           f"Ratio to disabled | Probe / training, same run |")

@@ -1,7 +1,8 @@
 //===- Launcher.cpp - Starting and watching the ranks ---------------------===//
 //
 // Every rank runs in a process group of its own (its pid), so signalling the
-// group reaches whatever the rank forked. The harness also makes itself a
+// group reaches whatever the rank forked; ranks forked from one process
+// (ForkedRanks.h) share that process's group. The harness also makes itself a
 // child subreaper: descendants that leave their group (setsid) and lose their
 // parent are reparented to the harness, which kills them at the end.
 //
@@ -9,6 +10,7 @@
 
 #include "Launcher.h"
 
+#include "ForkedRanks.h"
 #include "OutputLines.h"
 #include "Process.h"
 #include "RankProcess.h"
@@ -65,12 +67,15 @@ public:
 private:
   llvm::Error openLogs();
   llvm::Error spawn(int Rank, int Port);
+  llvm::Error spawnForked(int Port);
+  void applyForkEvents(double Now);
+  void recordEnd(RankStatus &R, int Status, double Now);
   void addStreams(int Rank, int OutFd, int ErrFd);
   void loop();
   void watchRanks(double Now, double Deadline);
   bool cleanUp(double Now, CleanupState &Clean);
   void waitForEvents(int WaitMs);
-  void readStream(Stream &S);
+  void readStream(Stream &S, int MaxReads, bool Closing);
   void drainStreams();
   void reap(double Now);
   bool allReaped() const;
@@ -88,6 +93,13 @@ private:
   bool Killed = false;
   double KillAt = Never;
   double CrashStopAt = Never;
+  /// Ranks forked from one process (ForkedRanks.h): that process, the group
+  /// all of them are in, and its status pipe.
+  pid_t Supervisor = -1;
+  bool SupervisorReaped = false;
+  int SupervisorStatus = 0;
+  int StatusFd = -1;
+  std::string StatusPending;
 };
 
 } // namespace
@@ -99,6 +111,8 @@ RankRun::~RankRun() {
   for (int Fd : LogFds)
     if (Fd >= 0)
       close(Fd);
+  if (StatusFd >= 0)
+    close(StatusFd);
 }
 
 llvm::Error RankRun::openLogs() {
@@ -132,6 +146,24 @@ llvm::Error RankRun::spawn(int Rank, int Port) {
   return llvm::Error::success();
 }
 
+llvm::Error RankRun::spawnForked(int Port) {
+  llvm::Expected<ForkedStart> Started = startForkedRanks(Options, Port);
+  if (!Started)
+    return Started.takeError();
+  Supervisor = Started->Pid;
+  StatusFd = Started->StatusFd;
+  for (int Rank = 0; Rank < Options.NumRanks; ++Rank) {
+    RankStatus Status;
+    Status.Rank = Rank;
+    Result.Ranks.push_back(Status);
+    addStreams(Rank, Started->OutFds[Rank], Started->ErrFds[Rank]);
+  }
+  if (int ChildErrno = readExecErrno(Started->ExecFailedFd))
+    return makeError("cannot execute '" + Options.Command[0] +
+                     "': " + std::strerror(ChildErrno));
+  return llvm::Error::success();
+}
+
 void RankRun::addStreams(int Rank, int OutFd, int ErrFd) {
   for (const std::pair<int, bool> &Pipe :
        {std::pair{OutFd, false}, {ErrFd, true}}) {
@@ -148,14 +180,6 @@ void RankRun::addStreams(int Rank, int OutFd, int ErrFd) {
   }
 }
 
-/// The backtrace LibTorch 2.x appends to every c10::Error's message
-/// ("Exception raised from ...", then "frame #N: ..."): the line that says
-/// what went wrong comes before it.
-static bool isBacktraceLine(llvm::StringRef Line) {
-  return Line.starts_with("frame #") ||
-         Line.starts_with("Exception raised from ");
-}
-
 void RankRun::emitLine(int Rank, bool IsStderr, const std::string &Line) {
   if (!Line.empty() && !isBacktraceLine(Line))
     Result.Ranks[Rank].LastLine = Line;
@@ -170,10 +194,12 @@ void RankRun::emitLine(int Rank, bool IsStderr, const std::string &Line) {
     std::fprintf(To, "[rank %d] %s\n", Rank, Line.c_str());
 }
 
-void RankRun::readStream(Stream &S) {
+/// Reads at most \p MaxReads chunks, so one chatty rank cannot starve the
+/// others or the timeout; closes the stream at its end, or once nothing is
+/// left to read when \p Closing.
+void RankRun::readStream(Stream &S, int MaxReads, bool Closing) {
   char Buf[65536];
-  // Bounded, so one chatty rank cannot starve the others or the timeout.
-  for (int Reads = 0; Reads < 16 && S.Fd >= 0; ++Reads) {
+  for (int Reads = 0; Reads < MaxReads && S.Fd >= 0; ++Reads) {
     ssize_t N = read(S.Fd, Buf, sizeof(Buf));
     if (N > 0) {
       (void)!write(S.LogFd, Buf, N);
@@ -182,7 +208,7 @@ void RankRun::readStream(Stream &S) {
     }
     if (N < 0 && errno == EINTR)
       continue;
-    if (N < 0 && errno == EAGAIN)
+    if (N < 0 && errno == EAGAIN && !Closing)
       return;
     S.Splitter->finish();
     close(S.Fd);
@@ -191,54 +217,81 @@ void RankRun::readStream(Stream &S) {
 }
 
 void RankRun::drainStreams() {
-  for (Stream &S : Streams) {
-    while (S.Fd >= 0) {
-      char Buf[65536];
-      ssize_t N = read(S.Fd, Buf, sizeof(Buf));
-      if (N > 0) {
-        (void)!write(S.LogFd, Buf, N);
-        S.Splitter->feed(Buf, N);
-        continue;
-      }
-      if (N < 0 && errno == EINTR)
-        continue;
-      S.Splitter->finish();
-      close(S.Fd);
-      S.Fd = -1;
-    }
+  for (Stream &S : Streams)
+    readStream(S, std::numeric_limits<int>::max(), /*Closing=*/true);
+}
+
+void RankRun::recordEnd(RankStatus &R, int Status, double Now) {
+  R.Reaped = true;
+  if (WIFSIGNALED(Status)) {
+    R.Signal = WTERMSIG(Status);
+    R.ExitCode = -1;
+  } else {
+    R.ExitCode = WEXITSTATUS(Status);
   }
+  if (R.failedOnItsOwn() && Result.CrashedRank < 0 &&
+      Result.Verdict == ProcessVerdict::Ok) {
+    Result.CrashedRank = R.Rank;
+    Result.Verdict = ProcessVerdict::Crash;
+    CrashStopAt = Now + Options.GraceSeconds;
+  }
+}
+
+/// The forked ranks' pids and ends, as the supervisor reported them; once
+/// it is gone, a rank it never reported (not forked, or its pid lost when
+/// the supervisor was killed) ends as the supervisor did.
+void RankRun::applyForkEvents(double Now) {
+  for (const ForkEvent &E : readForkEvents(StatusFd, StatusPending)) {
+    if (E.Rank < 0 || E.Rank >= static_cast<int>(Result.Ranks.size()))
+      continue;
+    RankStatus &R = Result.Ranks[E.Rank];
+    if (!E.IsExit)
+      R.Pid = static_cast<pid_t>(E.Value);
+    else if (!R.Reaped)
+      recordEnd(R, static_cast<int>(E.Value), Now);
+  }
+  if (SupervisorReaped && StatusFd < 0)
+    for (RankStatus &R : Result.Ranks)
+      if (!R.Reaped && R.Pid < 0)
+        recordEnd(R, SupervisorStatus, Now);
 }
 
 void RankRun::reap(double Now) {
   int Status;
   pid_t Pid;
   while ((Pid = waitpid(-1, &Status, WNOHANG)) > 0) {
+    if (Pid == Supervisor) {
+      SupervisorReaped = true;
+      SupervisorStatus = Status;
+    }
+    // Ranks forked by the supervisor are reparented to us if it dies first.
+    if (Supervisor > 0)
+      applyForkEvents(Now);
     auto It = std::find_if(Result.Ranks.begin(), Result.Ranks.end(),
                            [Pid](const RankStatus &R) { return R.Pid == Pid; });
     if (It == Result.Ranks.end())
       continue; // an orphaned descendant reparented to us
-    It->Reaped = true;
-    if (WIFSIGNALED(Status)) {
-      It->Signal = WTERMSIG(Status);
-      It->ExitCode = -1;
-    } else {
-      It->ExitCode = WEXITSTATUS(Status);
-    }
-    if (It->failedOnItsOwn() && Result.CrashedRank < 0 &&
-        Result.Verdict == ProcessVerdict::Ok) {
-      Result.CrashedRank = It->Rank;
-      Result.Verdict = ProcessVerdict::Crash;
-      CrashStopAt = Now + Options.GraceSeconds;
-    }
+    if (!It->Reaped)
+      recordEnd(*It, Status, Now);
   }
+  if (Supervisor > 0)
+    applyForkEvents(Now);
 }
 
 bool RankRun::allReaped() const {
-  return std::all_of(Result.Ranks.begin(), Result.Ranks.end(),
+  return (Supervisor < 0 || SupervisorReaped) &&
+         std::all_of(Result.Ranks.begin(), Result.Ranks.end(),
                      [](const RankStatus &R) { return R.Reaped; });
 }
 
 void RankRun::signalLiveGroups(int Signal) {
+  // Forked ranks share the supervisor's group, which ignores SIGTERM.
+  if (Supervisor > 0) {
+    kill(-Supervisor, Signal);
+    if (Signal == SIGTERM)
+      kill(-Supervisor, SIGCONT);
+    return;
+  }
   for (RankStatus &R : Result.Ranks)
     if (!R.Reaped) {
       kill(-R.Pid, Signal);
@@ -261,6 +314,8 @@ std::vector<pid_t> RankRun::leftovers() const {
   std::set<pid_t> Groups;
   for (const RankStatus &R : Result.Ranks)
     Groups.insert(R.Pid);
+  if (Supervisor > 0)
+    Groups.insert(Supervisor);
   pid_t Self = getpid();
   std::vector<pid_t> Found;
   for (const ProcessEntry &P : listProcesses())
@@ -336,9 +391,12 @@ void RankRun::waitForEvents(int WaitMs) {
       Fds.push_back({S.Fd, POLLIN, 0});
       Owners.push_back(&S);
     }
+  // Last, past Owners: read by reap(), which follows.
+  if (StatusFd >= 0)
+    Fds.push_back({StatusFd, POLLIN, 0});
   if (poll(Fds.data(), Fds.size(), WaitMs) <= 0)
     return;
-  for (size_t I = 0; I < Fds.size(); ++I) {
+  for (size_t I = 0; I < Owners.size(); ++I) {
     if (!(Fds[I].revents & (POLLIN | POLLHUP | POLLERR)))
       continue;
     if (!Owners[I]) {
@@ -347,7 +405,7 @@ void RankRun::waitForEvents(int WaitMs) {
       }
       continue;
     }
-    readStream(*Owners[I]);
+    readStream(*Owners[I], 16, /*Closing=*/false);
   }
   std::fflush(stdout);
   std::fflush(stderr);
@@ -406,15 +464,25 @@ llvm::Expected<LaunchResult> RankRun::run() {
   double Start = monotonicSeconds();
   // Released just before the ranks start, so rank 0 can bind it.
   close(PortFd);
-  for (int Rank = 0; Rank < Options.processCount(); ++Rank)
-    if (llvm::Error E = spawn(Rank, *Port)) {
-      // Do not leave the ranks already started behind.
-      beginTerminate(monotonicSeconds());
-      signalLiveGroups(SIGKILL);
-      for (RankStatus &R : Result.Ranks)
-        waitpid(R.Pid, nullptr, 0);
+  if (forkRanksFor(Options)) {
+    if (llvm::Error E = spawnForked(*Port)) {
+      if (Supervisor > 0) {
+        kill(-Supervisor, SIGKILL);
+        waitpid(Supervisor, nullptr, 0);
+      }
       return std::move(E);
     }
+  } else {
+    for (int Rank = 0; Rank < Options.processCount(); ++Rank)
+      if (llvm::Error E = spawn(Rank, *Port)) {
+        // Do not leave the ranks already started behind.
+        beginTerminate(monotonicSeconds());
+        signalLiveGroups(SIGKILL);
+        for (RankStatus &R : Result.Ranks)
+          waitpid(R.Pid, nullptr, 0);
+        return std::move(E);
+      }
+  }
   loop();
   Result.WallSeconds = monotonicSeconds() - Start;
   return Result;

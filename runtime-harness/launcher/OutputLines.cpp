@@ -102,3 +102,8 @@ void LineSplitter::finish() {
     emitRaw(Pending);
   Pending.clear();
 }
+
+bool ddpharness::isBacktraceLine(std::string_view Line) {
+  return Line.rfind("frame #", 0) == 0 ||
+         Line.rfind("Exception raised from ", 0) == 0;
+}

@@ -42,6 +42,11 @@ private:
   std::string Pending;
 };
 
+/// A line of the backtrace LibTorch 2.x appends to every c10::Error's
+/// message ("Exception raised from ...", then "frame #N: ..."): the line
+/// that says what went wrong comes before it.
+bool isBacktraceLine(std::string_view Line);
+
 } // namespace ddpharness
 
 #endif

@@ -42,8 +42,11 @@ llvm::Error openRankPipes(int Out[2], int Err[2], int ExecFailed[2]) {
 /// handling, the pipes as stdout and stderr, then exec. Only
 /// async-signal-safe calls.
 [[noreturn]] void execRank(char *const Argv[], char *const Envp[], int DevNull,
-                           int OutFd, int ErrFd, int ExecFailedFd) {
+                           int OutFd, int ErrFd, int ExecFailedFd,
+                           const std::vector<int> &InheritFds) {
   setpgid(0, 0);
+  for (int Fd : InheritFds)
+    fcntl(Fd, F_SETFD, 0);
   struct sigaction Default {};
   Default.sa_handler = SIG_DFL;
   sigemptyset(&Default.sa_mask);
@@ -73,7 +76,8 @@ ddpharness::rankEnvironment(const LaunchOptions &Options, int Rank, int Port) {
                                              "MASTER_ADDR",
                                              "MASTER_PORT",
                                              "DDP_HARNESS_RUN_DIR",
-                                             "DDP_HARNESS_BACKEND"};
+                                             "DDP_HARNESS_BACKEND",
+                                             "DDP_HARNESS_FORKED_RANKS"};
   std::vector<std::string> Env;
   bool HasOmpThreads = false;
   for (char **E = environ; *E; ++E) {
@@ -108,14 +112,17 @@ ddpharness::rankEnvironment(const LaunchOptions &Options, int Rank, int Port) {
   return Env;
 }
 
-llvm::Expected<StartedRank> ddpharness::startRank(const LaunchOptions &Options,
-                                                  int Rank, int Port) {
+llvm::Expected<StartedRank>
+ddpharness::startRank(const LaunchOptions &Options, int Rank, int Port,
+                      const std::vector<std::string> &ExtraEnv,
+                      const std::vector<int> &InheritFds) {
   int Out[2], Err[2], ExecFailed[2];
   if (llvm::Error E = openRankPipes(Out, Err, ExecFailed))
     return std::move(E);
   // Everything the child needs is built before fork: between fork and exec
   // only async-signal-safe calls are allowed.
   std::vector<std::string> Env = rankEnvironment(Options, Rank, Port);
+  Env.insert(Env.end(), ExtraEnv.begin(), ExtraEnv.end());
   std::vector<char *> Envp, Argv;
   for (std::string &E : Env)
     Envp.push_back(E.data());
@@ -134,7 +141,8 @@ llvm::Expected<StartedRank> ddpharness::startRank(const LaunchOptions &Options,
     return makeError(llvm::Twine("fork: ") + std::strerror(Errno));
   }
   if (Pid == 0)
-    execRank(Argv.data(), Envp.data(), DevNull, Out[1], Err[1], ExecFailed[1]);
+    execRank(Argv.data(), Envp.data(), DevNull, Out[1], Err[1], ExecFailed[1],
+             InheritFds);
   // Also here, so the group exists before any signal the parent may send.
   setpgid(Pid, Pid);
   close(DevNull);

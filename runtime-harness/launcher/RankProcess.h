@@ -22,7 +22,8 @@ namespace ddpharness {
 
 /// The environment of rank \p Rank: the harness's own, without the
 /// variables the launch sets (RANK, LOCAL_RANK, WORLD_SIZE,
-/// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, DDP_HARNESS_*) or those
+/// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, DDP_HARNESS_RUN_DIR,
+/// DDP_HARNESS_BACKEND, DDP_HARNESS_FORKED_RANKS) or those
 /// \p Options.Environment replaces, then those, then OMP_NUM_THREADS=1 for
 /// several ranks unless it was set.
 std::vector<std::string> rankEnvironment(const LaunchOptions &Options, int Rank,
@@ -40,8 +41,12 @@ struct StartedRank {
 /// Forks rank \p Rank of \p Options.Command. Fails when no pipe or no
 /// process could be made; a program that cannot be executed is found with
 /// readExecErrno, once the caller has taken charge of the process.
-llvm::Expected<StartedRank> startRank(const LaunchOptions &Options, int Rank,
-                                      int Port);
+/// \p ExtraEnv is added to its environment and \p InheritFds stay open
+/// across its exec (ranks forked from one process, ForkedRanks.h).
+llvm::Expected<StartedRank>
+startRank(const LaunchOptions &Options, int Rank, int Port,
+          const std::vector<std::string> &ExtraEnv = {},
+          const std::vector<int> &InheritFds = {});
 
 /// The errno the child wrote to \p ExecFailedFd when exec failed, or 0
 /// when the pipe closed on a successful exec. Closes the pipe.

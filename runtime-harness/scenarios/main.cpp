@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ForkRanks.h"
 #include "Scenario.h"
 
 #include <torch/cuda.h>
@@ -182,6 +183,10 @@ int runVariant(const Invocation &Inv) {
 } // namespace
 
 int main(int Argc, char **Argv) {
+  // First, while this process has no thread: ranks forked from it, when
+  // the harness asked for them.
+  if (std::optional<int> Supervisor = forkRanksFromEnvironment(Argv))
+    return *Supervisor;
   if (Argc == 2 && std::strcmp(Argv[1], "--list") == 0) {
     printList();
     return 0;
@@ -195,5 +200,10 @@ int main(int Argc, char **Argv) {
     return *Code;
   if (std::optional<int> Code = parseFlags(Argc, Argv, Inv))
     return *Code;
-  return runVariant(Inv);
+  int Code = runVariant(Inv);
+  // The rank's evidence is written: the probe and the process group ended
+  // with runVariant.
+  if (isForkedRank())
+    exitForkedRank(Code);
+  return Code;
 }
