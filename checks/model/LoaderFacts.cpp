@@ -145,18 +145,16 @@ void LoaderFacts::addDefinition(const Stmt *Where, const ValueDecl *Loader,
 }
 
 void LoaderFacts::collect(const FunctionDecl &Function,
-                              ASTContext &Context) {
+                          ASTContext &Context) {
   const Stmt *Body = Function.getBody();
   collectDefinitions(*Body, Context);
-  collectDependentDefinitions(*Body, Context);
-  collectHomegrownDefinitions(*Body, Context);
+  collectDeclaredDefinitions(*Body, Context);
   collectPasses(*Body, Context);
   collectSamplerCalls(*Body, Context);
   collectFieldDefinitions(Function);
 }
 
-void LoaderFacts::collectDefinitions(const Stmt &Body,
-                                         ASTContext &Context) {
+void LoaderFacts::collectDefinitions(const Stmt &Body, ASTContext &Context) {
   auto LoaderType = qualType(matchers::isDataLoaderOver(
       cxxRecordDecl(matchers::isShufflingSampler(&Vocab))));
   // Declarations with an initializer, and assignments.
@@ -179,15 +177,26 @@ void LoaderFacts::collectDefinitions(const Stmt &Body,
   }
 }
 
-void LoaderFacts::collectDependentDefinitions(const Stmt &Body,
-                                                  ASTContext &Context) {
+void LoaderFacts::collectDeclaredDefinitions(const Stmt &Body,
+                                             ASTContext &Context) {
   for (const BoundNodes &N :
        match(findAll(declStmt(has(varDecl(hasInitializer(expr())).bind("var")))
                          .bind("decl")),
              Body, Context)) {
     const auto *Var = N.getNodeAs<VarDecl>("var");
+    const auto *Decl = N.getNodeAs<DeclStmt>("decl");
+    if (const VarDecl *Sampler = homegrownLoaderSampler(*Var)) {
+      // A loader class of the project's own, built from its own sampler.
+      HomegrownLoaders.push_back(Var);
+      Definitions.push_back({Decl, Var, nullptr, Sampler, true,
+                             /*Homegrown=*/true});
+      addLoader(Var);
+      continue;
+    }
     if (!Var->getType()->isDependentType())
       continue;
+    // `auto loader = make_data_loader(*dataset_, sampler, options)` in a
+    // template: known by its factory call.
     const auto *Factory =
         dyn_cast_or_null<CallExpr>(stripObjectWrappers(Var->getInit()));
     const Expr *SamplerArg =
@@ -197,8 +206,7 @@ void LoaderFacts::collectDependentDefinitions(const Stmt &Body,
     if (!SamplerClass || !Vocab.isShufflingSampler(*SamplerClass))
       continue;
     DependentLoaders.push_back(Var);
-    Definitions.push_back({N.getNodeAs<DeclStmt>("decl"), Var, Factory,
-                           handleDecl(SamplerArg), true});
+    Definitions.push_back({Decl, Var, Factory, handleDecl(SamplerArg), true});
     addLoader(Var);
   }
 }
@@ -228,24 +236,8 @@ void LoaderFacts::collectPasses(const Stmt &Body, ASTContext &Context) {
   }
 }
 
-void LoaderFacts::collectHomegrownDefinitions(const Stmt &Body,
-                                              ASTContext &Context) {
-  for (const BoundNodes &N :
-       match(findAll(declStmt(has(varDecl(hasInitializer(expr())).bind("var")))
-                         .bind("decl")),
-             Body, Context)) {
-    const auto *Var = N.getNodeAs<VarDecl>("var");
-    if (const VarDecl *Sampler = homegrownLoaderSampler(*Var)) {
-      HomegrownLoaders.push_back(Var);
-      Definitions.push_back({N.getNodeAs<DeclStmt>("decl"), Var, nullptr,
-                             Sampler, true, /*Homegrown=*/true});
-      addLoader(Var);
-    }
-  }
-}
-
 void LoaderFacts::collectSamplerCalls(const Stmt &Body,
-                                          ASTContext &Context) {
+                                      ASTContext &Context) {
   for (const BoundNodes &N :
        match(findAll(cxxMemberCallExpr().bind("call")), Body, Context)) {
     const auto *Call = N.getNodeAs<CXXMemberCallExpr>("call");

@@ -95,12 +95,11 @@ private:
     return Sampler && Vocab.isShufflingSampler(*Sampler) ? D : nullptr;
   }
   /// Loaders of dependent type (`auto loader = make_data_loader(*dataset_,
-  /// sampler, options)` in a template), known by their factory call.
+  /// sampler, options)` in a template), known by their factory call, and
+  /// loaders of the project's own built from a homegrown sampler.
   llvm::SmallVector<const ValueDecl *, 2> DependentLoaders;
-  void collectDependentDefinitions(const Stmt &Body, ASTContext &Context);
-  /// Loaders of the project's own, built from a homegrown sampler.
   llvm::SmallVector<const ValueDecl *, 2> HomegrownLoaders;
-  void collectHomegrownDefinitions(const Stmt &Body, ASTContext &Context);
+  void collectDeclaredDefinitions(const Stmt &Body, ASTContext &Context);
   void addDefinition(const Stmt *Where, const ValueDecl *Loader,
                      const Expr *Init, bool InThisFunction);
   void addLoader(const ValueDecl *D) {
