@@ -1,6 +1,7 @@
 //===--- ASTUtils.cpp -----------------------------------------------------===//
 
 #include "analysis/ASTUtils.h"
+#include "vocabulary/VocabularyHelpers.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -124,6 +125,32 @@ void forEachUserCall(
         OnCall) {
   CallIndexer Indexer(Context.getSourceManager(), OnCall);
   Indexer.TraverseDecl(Context.getTranslationUnitDecl());
+}
+
+const LambdaExpr *lambdaOf(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = stripObjectWrappers(E);
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(E))
+      return Lambda;
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      E = Construct->getNumArgs() == 1 ? Construct->getArg(0) : nullptr;
+      continue;
+    }
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    E = Var && Var->hasLocalStorage() ? Var->getInit() : nullptr;
+  }
+  return nullptr;
+}
+
+const Expr *subscriptBase(const Expr *E) {
+  E = E ? E->IgnoreParenImpCasts() : nullptr;
+  if (const auto *Subscript = dyn_cast_or_null<ArraySubscriptExpr>(E))
+    return Subscript->getBase();
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() > 0)
+    return Op->getArg(0);
+  return nullptr;
 }
 
 } // namespace clang::tidy::ddp

@@ -131,6 +131,15 @@ template <typename Fn> void forEachStmt(const Stmt *S, Fn &&Visit) {
     forEachStmt(Child, Visit);
 }
 
+/// The lambda an expression is: itself, through the std::function or
+/// temporary it is converted to, or a local initialised with one (a hook
+/// handed to register_hook, a task handed to a thread pool); null otherwise.
+const LambdaExpr *lambdaOf(const Expr *E);
+
+/// The container a subscript reads: `v` in `v[i]`, for built-in arrays and
+/// overloaded `operator[]` alike; null for anything else.
+const Expr *subscriptBase(const Expr *E);
+
 } // namespace clang::tidy::ddp
 
 #endif // DDPLINT_CHECKS_UTILS_ASTUTILS_H

@@ -20,24 +20,6 @@ namespace clang::tidy::ddp {
 
 namespace {
 
-/// The lambda an argument is: itself, through the std::function or
-/// temporary it is converted to, or a local initialised with one.
-const LambdaExpr *lambdaOf(const Expr *E) {
-  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
-    E = E->IgnoreImplicit();
-    if (const auto *Lambda = dyn_cast<LambdaExpr>(E))
-      return Lambda;
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-      E = Construct->getNumArgs() == 1 ? Construct->getArg(0) : nullptr;
-      continue;
-    }
-    const auto *Ref = dyn_cast<DeclRefExpr>(E);
-    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-    E = Var && Var->hasLocalStorage() ? Var->getInit() : nullptr;
-  }
-  return nullptr;
-}
-
 /// A function that keeps a callable for later rather than running it: a
 /// hook, a callback, a handler registered.
 bool registersCallable(const FunctionDecl *Callee) {

@@ -329,13 +329,9 @@ private:
   /// `v[0] = x`, `v.push_back(x)` (a one-tensor list filled per parameter).
   llvm::SmallVector<const Expr *, 2> valuesWrittenInto(const VarDecl &Local) const {
     auto IsLocal = [&](const Expr *E) {
-      E = E->IgnoreParenImpCasts();
-      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-          Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() > 0)
-        E = Op->getArg(0)->IgnoreParenImpCasts();
-      else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
-        E = Subscript->getBase()->IgnoreParenImpCasts();
-      const auto *Ref = dyn_cast<DeclRefExpr>(E);
+      if (const Expr *Base = subscriptBase(E))
+        E = Base;
+      const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
       return Ref && Ref->getDecl() == &Local;
     };
     llvm::SmallVector<const Expr *, 2> Values;

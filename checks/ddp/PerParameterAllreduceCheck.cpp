@@ -186,34 +186,6 @@ bool runsRepeatedly(const Stmt &Origin, ASTContext &Context) {
   return Function && calledInLoop(*Function, Context);
 }
 
-/// The lambda a hook argument is, through the std::function it may be
-/// converted to.
-const LambdaExpr *hookLambda(const Expr *Hook) {
-  for (unsigned Depth = 0; Hook && Depth < 8; ++Depth) {
-    Hook = stripObjectWrappers(Hook);
-    if (const auto *Lambda = dyn_cast<LambdaExpr>(Hook))
-      return Lambda;
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Hook)) {
-      if (Construct->getNumArgs() != 1)
-        return nullptr;
-      Hook = Construct->getArg(0);
-      continue;
-    }
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(Hook))
-      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-        if (Var->hasLocalStorage() && Var->hasInit()) {
-          Hook = Var->getInit();
-          continue;
-        }
-    return nullptr;
-  }
-  return nullptr;
-}
-
-} // namespace
-
-namespace {
-
 /// Whether \p Call lies in a function template (or a member of a class
 /// template) that the unit instantiates.
 bool inInstantiatedTemplate(const CallExpr &Call, ASTContext &Context) {
@@ -374,7 +346,7 @@ PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
         if (!Hooking)
           continue;
         if (const Expr *Hook = Vocabulary::gradientHookCallback(*Hooking))
-          if (hookLambda(Hook) == Lambda && Operator->getNumParams() >= 1 &&
+          if (lambdaOf(Hook) == Lambda && Operator->getNumParams() >= 1 &&
               carriesInArguments(Call, *Operator->getParamDecl(0), true,
                                  *Lambda->getBody()))
             Site = {Lambda->getBody(), Hooking, true};

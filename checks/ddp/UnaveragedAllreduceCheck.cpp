@@ -69,14 +69,9 @@ const VarDecl *initialisedWith(const CodeUnit &U, const CallExpr &Call) {
 /// An element of \p Holder as it is: `h[k]`, `h.at(k)`.
 bool isElementOf(const Expr *E, const VarDecl &Holder) {
   E = stripObjectWrappers(E);
-  const Expr *Base = nullptr;
-  if (const auto *Subscript = dyn_cast_or_null<ArraySubscriptExpr>(E))
-    Base = Subscript->getBase();
-  else if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
-           Op && Op->getOperator() == OO_Subscript)
-    Base = Op->getArg(0);
-  else if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E);
-           Member && identifierName(Member->getMethodDecl()) == "at")
+  const Expr *Base = subscriptBase(E);
+  if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E);
+      Member && identifierName(Member->getMethodDecl()) == "at")
     Base = Member->getImplicitObjectArgument();
   return Base && referencedDecl(Base) == &Holder;
 }
