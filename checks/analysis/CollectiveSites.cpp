@@ -251,6 +251,8 @@ CollectiveSites::backward(const FunctionDecl &FD, const CallExpr &Call) {
     return std::nullopt;
   const ValueDecl *Wrapper = syncingWrapperIn(FD);
   if (!Wrapper)
+    Wrapper = syncingHooksIn(FD);
+  if (!Wrapper)
     return std::nullopt;
   CollectiveSite Site{CollectiveSite::Via::Backward, Callee, nullptr,
                       CollectiveKind::AllReduce};

@@ -5,7 +5,8 @@
 // translation unit (at any depth), a constructor (a wrapper that broadcasts
 // when built), a function defined elsewhere that is handed a communicator,
 // and backward() after a forward through a data-parallel wrapper whose
-// gradient hooks all-reduce.
+// gradient hooks all-reduce, or after hooks that all-reduce were put on the
+// gradients by a class or function of the project's own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +29,8 @@ struct CollectiveSite {
     Helper,       // a function of this translation unit that issues one
     Communicator, // a function defined elsewhere that is handed a communicator
     Backward,     // backward() after a forward through a data-parallel
-                  // wrapper whose gradient hooks all-reduce
+                  // wrapper whose gradient hooks all-reduce, or where such
+                  // hooks were installed
   };
   Via How;
   /// The function called (for a construction, the constructor).
@@ -37,7 +39,8 @@ struct CollectiveSite {
   /// that is out of sight.
   const FunctionDecl *Api;
   std::optional<CollectiveKind> Kind;
-  /// For Via::Backward: the wrapper the forward went through.
+  /// For Via::Backward: the wrapper the forward went through, the object
+  /// whose class installed the hooks, or the function that installed them.
   const ValueDecl *Wrapper = nullptr;
 
   /// Sites with equal keys are the matching collective on two branches:
@@ -82,6 +85,18 @@ private:
   const ValueDecl *syncingWrapperIn(const FunctionDecl &FD);
   bool wrapperSyncs(const CXXRecordDecl &Wrapper);
 
+  // Homegrown wrappers known by what they do (CollectiveSitesHooks.cpp).
+  /// What in \p FD installs gradient hooks that issue a collective: an
+  /// object \p FD declares or names whose class registers such hooks, or a
+  /// function \p FD calls that does; null when nothing does.
+  const ValueDecl *syncingHooksIn(const FunctionDecl &FD);
+  /// Whether a method of \p RD registers such hooks.
+  bool classHooksSync(const CXXRecordDecl &RD);
+  /// Whether \p FD's body, or a function it calls, registers a hook on a
+  /// gradient whose callback issues an all-reduce (or a collective of
+  /// unknown kind).
+  bool installsSyncingHooks(const FunctionDecl &FD);
+
   // Collectives that run where the call hands them over
   // (CollectiveSitesDeferred.cpp).
   /// A lambda handed to a thread, a thread pool's queue, std::async, or any
@@ -115,6 +130,9 @@ private:
   llvm::DenseMap<const FunctionDecl *, const Expr *> IssuedAt;
   llvm::DenseMap<const FunctionDecl *, const ValueDecl *> SyncingWrappers;
   llvm::DenseMap<const CXXRecordDecl *, bool> WrapperSyncs;
+  llvm::DenseMap<const FunctionDecl *, const ValueDecl *> SyncingHooks;
+  llvm::DenseMap<const CXXRecordDecl *, bool> ClassHooks;
+  llvm::DenseMap<const FunctionDecl *, bool> InstallsHooks;
 };
 
 } // namespace clang::tidy::ddp

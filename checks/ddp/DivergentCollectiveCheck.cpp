@@ -98,6 +98,10 @@ std::string subjectOf(const CollectiveSite &S, const Expr &Call) {
     return "'" + Callee +
            "', which is handed the communicator and so issues collectives,";
   case CollectiveSite::Via::Backward:
+    if (isa_and_nonnull<FunctionDecl>(S.Wrapper))
+      return "'backward', which runs the all-reducing gradient hooks "
+             "installed by '" +
+             S.Wrapper->getNameAsString() + "',";
     return "'backward', which runs the all-reducing gradient hooks of "
            "wrapper '" +
            (S.Wrapper ? S.Wrapper->getNameAsString() : std::string("?")) +

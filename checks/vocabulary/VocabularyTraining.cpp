@@ -218,7 +218,17 @@ bool Vocabulary::isLearningRateSetter(const CXXMethodDecl &MD) {
 
 const Expr *Vocabulary::gradientHookCallback(const CallExpr &Call) {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
-  if (!Member || Call.getNumArgs() < 1)
+  if (Call.getNumArgs() < 1)
+    return nullptr;
+  // In a template nothing instantiates: `p.register_hook(...)` on a
+  // parameter of dependent type.
+  if (const CXXDependentScopeMemberExpr *Dependent = dependentMemberCall(Call))
+    return Dependent->getMember().isIdentifier() &&
+                   Dependent->getMember().getAsIdentifierInfo()->isStr(
+                       "register_hook")
+               ? stripObjectWrappers(Call.getArg(0))
+               : nullptr;
+  if (!Member)
     return nullptr;
   const CXXMethodDecl *MD = Member->getMethodDecl();
   if (!MD || !MD->getDeclName().isIdentifier())
