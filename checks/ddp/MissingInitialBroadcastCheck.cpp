@@ -29,6 +29,15 @@ bool clonesModule(const Stmt *S) {
   return llvm::any_of(S->children(), clonesModule);
 }
 
+/// Whether an initialiser copies (or moves) a handle that lives elsewhere:
+/// `auto model = registry[name].model;`, `Net m = std::move(pack.net);`.
+bool copiesHandle(const Expr *Init) {
+  const auto *Construct = dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit());
+  return Construct && Construct->getNumArgs() >= 1 &&
+         Construct->getConstructor()->isCopyOrMoveConstructor() &&
+         Construct->getArg(0)->IgnoreImplicit()->isGLValue();
+}
+
 /// A local that owns a newly built module: `Net model(opts);`,
 /// `auto model = std::make_shared<NetImpl>();`, not a reference, a pointer,
 /// a copy or a clone of another module.
@@ -40,7 +49,8 @@ AST_MATCHER(VarDecl, ownsNewModule) {
       isa<ParmVarDecl>(&Node))
     return false;
   return !Node.getInit() ||
-         (handleDecl(Node.getInit()) == nullptr && !clonesModule(Node.getInit()));
+         (handleDecl(Node.getInit()) == nullptr && !clonesModule(Node.getInit()) &&
+          !copiesHandle(Node.getInit()));
 }
 
 bool underRankCondition(const Stmt &S, ASTContext &Context,

@@ -21,6 +21,35 @@ const CXXRecordDecl *objectRecord(const Expr *Object) {
   return Object ? pointeeRecord(Object->getType()) : nullptr;
 }
 
+/// A module of a framework of the project's own, known by its shape: a
+/// class of user code with a `forward` method and a method that returns
+/// its parameters as a container (`parameters()`, `named_parameters()`,
+/// `namedParameters()`), or a class derived from one.
+bool isHomegrownModuleClass(const CXXRecordDecl &RD) {
+  const CXXRecordDecl *Def = RD.getDefinition();
+  if (!Def || Def->getASTContext().getSourceManager().isInSystemHeader(
+                  Def->getLocation()))
+    return false;
+  bool Forward = false, Parameters = false;
+  for (const CXXMethodDecl *MD : Def->methods()) {
+    llvm::StringRef Name = identifierName(MD);
+    Forward |= Name == "forward";
+    Parameters |= (Name == "parameters" || Name == "named_parameters" ||
+                   Name == "namedParameters") &&
+                  isa_and_nonnull<ClassTemplateSpecializationDecl>(
+                      MD->getReturnType()
+                          .getNonReferenceType()
+                          ->getAsCXXRecordDecl());
+  }
+  if (Forward && Parameters)
+    return true;
+  for (const CXXBaseSpecifier &Base : Def->bases())
+    if (const CXXRecordDecl *BaseClass = Base.getType()->getAsCXXRecordDecl())
+      if (isHomegrownModuleClass(*BaseClass))
+        return true;
+  return false;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -28,7 +57,8 @@ const CXXRecordDecl *objectRecord(const Expr *Object) {
 //===----------------------------------------------------------------------===//
 
 bool Vocabulary::isModuleClass(const CXXRecordDecl &RD) {
-  return isSameOrDerivedFrom(RD, "torch::nn::Module");
+  return isSameOrDerivedFrom(RD, "torch::nn::Module") ||
+         isHomegrownModuleClass(RD);
 }
 
 bool Vocabulary::holdsNoParameters(const CXXRecordDecl &ModuleClass) {

@@ -601,3 +601,20 @@ void false_negative_steps_elsewhere(PG pg, torch::Tensor x) {
   Net model;
   train_elsewhere(model, *pg, x);
 }
+
+// A handle copied out of a registry (a map's entry, a struct's field) is a
+// module built and broadcast elsewhere, not a new one.
+struct Registered {
+  Net model;
+  std::shared_ptr<torch::optim::Optimizer> optimizer;
+};
+
+void negative_registry_copy(std::vector<Registered> &registry, PG pg,
+                            torch::Tensor x) {
+  torch::manual_seed(pg->getRank());
+  auto model = registry[0].model;
+  auto opt = registry[0].optimizer;
+  opt->zero_grad();
+  model->forward(x).sum().backward();
+  opt->step();
+}
