@@ -16,6 +16,7 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <set>
 
 using namespace clang::tidy;
@@ -172,6 +173,38 @@ std::optional<std::string> parseError(StringRef Path, bool &Inherits) {
 
 namespace {
 
+/// --config or --config-file, parsed: std::nullopt when neither is given;
+/// Failed is set (with an error printed) when the one given is unreadable
+/// or invalid.
+std::optional<ClangTidyOptions> explicitConfiguration(bool &Failed) {
+  std::string Source = "--config";
+  std::unique_ptr<MemoryBuffer> File;
+  MemoryBufferRef Buffer(Config, "--config");
+  if (Config.empty()) {
+    if (ConfigFile.empty())
+      return std::nullopt;
+    Source = "--config-file '" + ConfigFile + "'";
+    auto Text = MemoryBuffer::getFile(ConfigFile);
+    if (!Text) {
+      WithColor::error(errs(), "ddplint")
+          << "cannot read " << Source << ": " << Text.getError().message()
+          << "\n";
+      Failed = true;
+      return std::nullopt;
+    }
+    File = std::move(*Text);
+    Buffer = File->getMemBufferRef();
+  }
+  auto Parsed = parseConfiguration(Buffer);
+  if (!Parsed) {
+    WithColor::error(errs(), "ddplint")
+        << "invalid " << Source << ": " << Parsed.getError().message() << "\n";
+    Failed = true;
+    return std::nullopt;
+  }
+  return std::move(*Parsed);
+}
+
 /// The options provider with clang-tidy's meaning of the configuration.
 std::unique_ptr<ClangTidyOptionsProvider>
 createClangTidyProvider(IntrusiveRefCntPtr<vfs::FileSystem> FS, bool &Failed) {
@@ -194,47 +227,17 @@ createClangTidyProvider(IntrusiveRefCntPtr<vfs::FileSystem> FS, bool &Failed) {
     Overrides.HeaderFilterRegex = HeaderFilter;
   // The driver carries no compiler-warning or static-analyzer checks of its
   // own; compile errors are always collected.
-  auto WithoutForeignChecks = [](ClangTidyOptions Opts) {
-    Opts.Checks = Opts.Checks.value_or("") +
-                  ",-clang-analyzer-*,-clang-diagnostic-*";
-    return Opts;
-  };
+  Overrides.Checks =
+      Overrides.Checks.value_or("") + ",-clang-analyzer-*,-clang-diagnostic-*";
 
-  if (!Config.empty()) {
-    auto Parsed = parseConfiguration(MemoryBufferRef(Config, "--config"));
-    if (!Parsed) {
-      WithColor::error(errs(), "ddplint")
-          << "invalid --config: " << Parsed.getError().message() << "\n";
-      Failed = true;
-      return nullptr;
-    }
+  std::optional<ClangTidyOptions> Explicit = explicitConfiguration(Failed);
+  if (Failed)
+    return nullptr;
+  if (Explicit)
     return std::make_unique<ConfigOptionsProvider>(
-        Global, defaultOptions(), std::move(*Parsed),
-        WithoutForeignChecks(Overrides), FS);
-  }
-  if (!ConfigFile.empty()) {
-    auto Text = MemoryBuffer::getFile(ConfigFile);
-    if (!Text) {
-      WithColor::error(errs(), "ddplint")
-          << "cannot read --config-file '" << ConfigFile
-          << "': " << Text.getError().message() << "\n";
-      Failed = true;
-      return nullptr;
-    }
-    auto Parsed = parseConfiguration((*Text)->getMemBufferRef());
-    if (!Parsed) {
-      WithColor::error(errs(), "ddplint")
-          << "invalid --config-file '" << ConfigFile
-          << "': " << Parsed.getError().message() << "\n";
-      Failed = true;
-      return nullptr;
-    }
-    return std::make_unique<ConfigOptionsProvider>(
-        Global, defaultOptions(), std::move(*Parsed),
-        WithoutForeignChecks(Overrides), FS);
-  }
-  return std::make_unique<FileOptionsProvider>(
-      Global, defaultOptions(), WithoutForeignChecks(Overrides), FS);
+        Global, defaultOptions(), std::move(*Explicit), Overrides, FS);
+  return std::make_unique<FileOptionsProvider>(Global, defaultOptions(),
+                                               Overrides, FS);
 }
 
 } // namespace
