@@ -78,13 +78,18 @@ const char *originNote(DivergenceSource S) {
 
 std::string subjectOf(const CollectiveSite &S, const Expr &Call) {
   std::string Callee = S.Callee->getNameAsString();
-  // A lambda is called through the variable that holds it.
+  // A lambda, or a std::function, is called through the variable or field
+  // that holds it.
   if (const auto *Method = dyn_cast<CXXMethodDecl>(S.Callee);
-      Method && Method->getParent()->isLambda()) {
+      Method && (Method->getParent()->isLambda() ||
+                 Method->getOverloadedOperator() == OO_Call)) {
     const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
     const ValueDecl *Holder =
         Op && Op->getNumArgs() > 0 ? referencedDecl(Op->getArg(0)) : nullptr;
-    Callee = Holder ? Holder->getNameAsString() : "lambda";
+    if (Holder)
+      Callee = Holder->getNameAsString();
+    else if (Method->getParent()->isLambda())
+      Callee = "lambda";
   }
   switch (S.How) {
   case CollectiveSite::Via::Api:

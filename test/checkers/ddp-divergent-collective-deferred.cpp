@@ -84,7 +84,7 @@ public:
   void step(int rank) {
     if (rank == 0)
       sync_();
-    // CHECK: :[[@LINE-1]]:7: warning: {{.*}}issues collective 'MPI_Allreduce', runs only on ranks where a condition that depends on the rank holds{{.*}} [ddp-divergent-collective]
+    // CHECK: :[[@LINE-1]]:7: warning: 'sync_', which issues collective 'MPI_Allreduce', runs only on ranks where a condition that depends on the rank holds{{.*}} [ddp-divergent-collective]
     // CHECK: :[[@LINE-3]]:9: note: this condition depends on the rank
   }
   // A logger kept the same way does no communication.
