@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_PARAMETERLOOPS_H
-#define DDPLINT_CHECKS_UTILS_PARAMETERLOOPS_H
+#ifndef DDPLINT_CHECKS_ANALYSIS_PARAMETERLOOPS_H
+#define DDPLINT_CHECKS_ANALYSIS_PARAMETERLOOPS_H
 
 #include "vocabulary/Vocabulary.h"
 
@@ -56,4 +56,4 @@ bool carriesIterationGradient(const Stmt &Loop, const Expr &E);
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_PARAMETERLOOPS_H
+#endif // DDPLINT_CHECKS_ANALYSIS_PARAMETERLOOPS_H
