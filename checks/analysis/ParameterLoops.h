@@ -4,7 +4,7 @@
 // per parameter, on every rank alike, whenever the module has parameters:
 // flow questions take the loop as its site, unless some iterations end
 // without it. The vocabulary says what a loop over parameters is
-// (Vocabulary::parameterLoopVariable, ParameterLoop); these functions find
+// (training::parameterLoopVariable, ParameterLoop); these functions find
 // the one around a statement and what its iterations skip.
 //
 //===----------------------------------------------------------------------===//
