@@ -2,7 +2,8 @@
 
 #include "analysis/ParameterWrites.h"
 #include "analysis/ASTUtils.h"
-#include "vocabulary/Vocabulary.h"
+#include "vocabulary/Modules.h"
+#include "vocabulary/TensorMethods.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
