@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_ASTUTILS_H
-#define DDPLINT_CHECKS_UTILS_ASTUTILS_H
+#ifndef DDPLINT_CHECKS_ANALYSIS_ASTUTILS_H
+#define DDPLINT_CHECKS_ANALYSIS_ASTUTILS_H
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -142,4 +142,4 @@ const Expr *subscriptBase(const Expr *E);
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_ASTUTILS_H
+#endif // DDPLINT_CHECKS_ANALYSIS_ASTUTILS_H

@@ -22,14 +22,14 @@ const void *CollectiveSite::key() const {
 bool CollectiveSites::handsCommunicator(const CallExpr &Call, bool InStructs) {
   for (const Expr *Arg : Call.arguments()) {
     QualType T = Arg->getType();
-    if (Vocabulary::isCommunicatorType(T))
+    if (collectives::isCommunicatorType(T))
       return true;
     if (!InStructs)
       continue;
     if (const CXXRecordDecl *RD = pointeeRecord(T))
       if (RD->hasDefinition() && !inSystemHeader(*RD))
         for (const FieldDecl *F : RD->getDefinition()->fields())
-          if (Vocabulary::isCommunicatorType(F->getType()))
+          if (collectives::isCommunicatorType(F->getType()))
             return true;
   }
   return false;
@@ -43,7 +43,7 @@ std::optional<CollectiveSite> CollectiveSites::constructs(
   // A TORCH_MODULE holder constructs its Impl.
   if (inSystemHeader(*Def)) {
     const CXXRecordDecl *Impl =
-        Vocabulary::moduleClassOfHandle(Context.getRecordType(Def));
+        modules::moduleClassOfHandle(Context.getRecordType(Def));
     if (!Impl || Impl == Def || inSystemHeader(*Impl))
       return std::nullopt;
     Def = Impl;
@@ -121,7 +121,7 @@ CollectiveSites::classifyCall(const CallExpr &TheCall) {
   // A transport of the project's own (sockets, shared memory) issues
   // nothing the vocabulary knows; a function named as one collective
   // (`all_reduce(tensor)`, a pure virtual `allReduce`) is that collective.
-  std::optional<CollectiveKind> Named = Vocabulary::collectiveKindOfName(*FD);
+  std::optional<CollectiveKind> Named = collectives::collectiveKindOfName(*FD);
   auto ByName = [&]() -> std::optional<CollectiveSite> {
     if (!Named)
       return std::nullopt;

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_COLLECTIVESITES_H
-#define DDPLINT_CHECKS_UTILS_COLLECTIVESITES_H
+#ifndef DDPLINT_CHECKS_ANALYSIS_COLLECTIVESITES_H
+#define DDPLINT_CHECKS_ANALYSIS_COLLECTIVESITES_H
 
 #include "vocabulary/Vocabulary.h"
 
@@ -137,4 +137,4 @@ private:
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_COLLECTIVESITES_H
+#endif // DDPLINT_CHECKS_ANALYSIS_COLLECTIVESITES_H

@@ -33,7 +33,7 @@ bool reducesGradients(const std::optional<CollectiveSite> &Site) {
 const CXXRecordDecl *heldClass(QualType T) {
   const CXXRecordDecl *RD = pointeeRecord(T);
   if (RD && inSystemHeader(*RD))
-    return Vocabulary::moduleClassOfHandle(T);
+    return modules::moduleClassOfHandle(T);
   return RD;
 }
 
@@ -58,9 +58,10 @@ bool CollectiveSites::installsSyncingHooks(const FunctionDecl &FD) {
       return;
     const FunctionDecl *Callee = nullptr;
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
-      if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call)) {
+      if (const Expr *Callback = training::gradientHookCallback(*Call)) {
         const LambdaExpr *Lambda = lambdaOf(Callback);
-        Installs = Lambda && reducesGradients(issues(*Lambda->getCallOperator()));
+        Installs =
+            Lambda && reducesGradients(issues(*Lambda->getCallOperator()));
         return;
       }
       Callee = Call->getDirectCallee();

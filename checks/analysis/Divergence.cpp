@@ -101,7 +101,7 @@ void FunctionDivergence::collectFacts() {
       const Expr *Range = For->getRangeInit();
       if (!LoopVar || !Range)
         return;
-      if (Vocabulary::isLoaderRange(*Range)) {
+      if (loaders::isLoaderRange(*Range)) {
         BatchVariables[LoopVar] = For;
         return;
       }
@@ -109,7 +109,7 @@ void FunctionDivergence::collectFacts() {
       const auto *RangeCall = dyn_cast_or_null<CXXMemberCallExpr>(Stripped);
       llvm::StringRef Name =
           RangeCall ? identifierName(RangeCall->getMethodDecl()) : "";
-      if (Vocabulary::parameterLoopVariable(*For) ||
+      if (training::parameterLoopVariable(*For) ||
           tensors::isModuleTensorCollection(Name) ||
           hasParameterName(referencedDecl(Range)))
         ParameterVariables.insert(LoopVar);

@@ -20,8 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_DIVERGENCE_H
-#define DDPLINT_CHECKS_UTILS_DIVERGENCE_H
+#ifndef DDPLINT_CHECKS_ANALYSIS_DIVERGENCE_H
+#define DDPLINT_CHECKS_ANALYSIS_DIVERGENCE_H
 
 #include "vocabulary/Vocabulary.h"
 #include "analysis/CollectiveSites.h"
@@ -340,4 +340,4 @@ private:
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_DIVERGENCE_H
+#endif // DDPLINT_CHECKS_ANALYSIS_DIVERGENCE_H

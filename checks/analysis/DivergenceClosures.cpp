@@ -48,7 +48,7 @@ Divergence FunctionDivergence::closureValue(const Expr *E, const Stmt &Body,
     if (std::optional<CollectiveSite> Site = Owner.sites().collective(*Call))
       if (Site->How != CollectiveSite::Via::Helper)
         return D; // reduced: the same on every rank
-    if (Vocabulary::isGradAccess(*Call))
+    if (training::isGradAccess(*Call))
       D.merge(Divergence::seed(DivergenceSource::GradientValue, Call));
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {

@@ -72,7 +72,7 @@ Divergence FunctionDivergence::conditionValue(const CFGBlock &Branch) const {
   if (const auto *For =
           dyn_cast_or_null<CXXForRangeStmt>(Branch.getTerminatorStmt()))
     if (const Expr *Range = For->getRangeInit();
-        Range && Vocabulary::isLoaderRange(*Range))
+        Range && loaders::isLoaderRange(*Range))
       return Divergence::seed(DivergenceSource::LoaderExhaustion, Range);
   const Expr *E = decidingExpr(Branch);
   return E ? value(E) : Divergence();

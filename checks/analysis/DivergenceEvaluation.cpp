@@ -90,7 +90,7 @@ namespace {
 /// that keeps one (`struct NcclComm { ncclComm_t comm_; }`). Built from the rank, they
 /// carry no rank-local data; a null one is a failure to make it.
 bool isInfrastructureType(QualType T) {
-  if (Vocabulary::isCommunicatorType(T))
+  if (collectives::isCommunicatorType(T))
     return true;
   const CXXRecordDecl *RD = pointeeRecord(T);
   if (!RD)
@@ -102,7 +102,7 @@ bool isInfrastructureType(QualType T) {
       !usernames::namedLikeCommunicatorClass(identifierName(RD)))
     return false;
   return llvm::any_of(RD->getDefinition()->fields(), [](const FieldDecl *F) {
-    return Vocabulary::isCommunicatorType(F->getType());
+    return collectives::isCommunicatorType(F->getType());
   });
 }
 
@@ -139,7 +139,7 @@ bool FunctionDivergence::isGradient(const Expr *E, unsigned Depth) const {
     return false;
   E = stripObjectWrappers(E);
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    if (Vocabulary::isGradAccess(*Call))
+    if (training::isGradAccess(*Call))
       return true;
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
       llvm::StringRef Name = identifierName(Member->getMethodDecl());
@@ -165,7 +165,7 @@ bool FunctionDivergence::isGradient(const Expr *E, unsigned Depth) const {
 
 bool FunctionDivergence::isGradientStorage(const Expr *E) const {
   const auto *ME = E ? dyn_cast<MemberExpr>(stripObjectWrappers(E)) : nullptr;
-  return ME && Vocabulary::namesGradientStorage(identifierName(ME->getMemberDecl()));
+  return ME && flow::namesGradientStorage(identifierName(ME->getMemberDecl()));
 }
 
 /// The gradient a tensor hook receives: a parameter of a lambda passed to
@@ -347,15 +347,15 @@ FunctionDivergence::tensorQueryValue(const CallExpr &Call,
                                      const FunctionDecl &FD,
                                      const Expr *Object) {
   const auto *Method = dyn_cast<CXXMethodDecl>(&FD);
-  if (!Method || !Object || !Vocabulary::isTensorClass(*Method->getParent()))
+  if (!Method || !Object || !tensors::isTensorClass(*Method->getParent()))
     return std::nullopt;
-  if (Vocabulary::isGradAccess(Call))
+  if (training::isGradAccess(Call))
     return Divergence::seed(DivergenceSource::GradientValue, &Call);
   if (tensors::isDefinedQuery(identifierName(&FD)))
     return isGradient(Object)
                ? Divergence::seed(DivergenceSource::GradientPresence, &Call)
                : valueOf(Object);
-  if (!Vocabulary::isTensorShapeQuery(Call))
+  if (!tensors::isTensorShapeQuery(Call))
     return std::nullopt;
   // An undefined gradient has no elements: `grad().numel() != 0` is a
   // gradient-presence test.
@@ -385,7 +385,7 @@ FunctionDivergence::extentValue(const CallExpr &Call, const FunctionDecl &FD,
   llvm::StringRef Name = identifierName(&FD);
   bool Bound = Name == "begin" || Name == "end" || Name == "cbegin" ||
                Name == "cend";
-  bool OfLoader = Bound && Vocabulary::dataLoaderOfHandle(Object->getType());
+  bool OfLoader = Bound && loaders::dataLoaderOfHandle(Object->getType());
   // How many elements a container holds depends on what was inserted when,
   // not on the values inserted: a bucket of unreduced gradients has the
   // same size everywhere.
@@ -401,7 +401,7 @@ FunctionDivergence::extentValue(const CallExpr &Call, const FunctionDecl &FD,
     // holds as many as the model has: what callers pass says how the
     // values differ, not how many there are.
     QualType T = Object->getType();
-    if (Vocabulary::isTensorType(T) && !Vocabulary::isTensor(T))
+    if (tensors::isTensorType(T) && !tensors::isTensor(T))
       return D.sourcesOnly();
     return D;
   }

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_DIVERGENCEINTERNAL_H
-#define DDPLINT_CHECKS_UTILS_DIVERGENCEINTERNAL_H
+#ifndef DDPLINT_CHECKS_ANALYSIS_DIVERGENCEINTERNAL_H
+#define DDPLINT_CHECKS_ANALYSIS_DIVERGENCEINTERNAL_H
 
 #include "analysis/Divergence.h"
 
@@ -38,4 +38,4 @@ Divergence atCall(const Divergence &Summary, const CallExpr &Call,
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_DIVERGENCEINTERNAL_H
+#endif // DDPLINT_CHECKS_ANALYSIS_DIVERGENCEINTERNAL_H

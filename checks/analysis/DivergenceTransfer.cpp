@@ -27,13 +27,13 @@ bool sharesTensorStorage(QualType T) {
   const CXXRecordDecl *RD = pointeeRecord(T);
   if (!RD)
     return false;
-  if (Vocabulary::isTensorClass(*RD))
+  if (tensors::isTensorClass(*RD))
     return true;
   if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
     const TemplateArgumentList &Args = Spec->getTemplateArgs();
     if (Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type)
       if (const CXXRecordDecl *Elem = Args[0].getAsType()->getAsCXXRecordDecl())
-        return Vocabulary::isTensorClass(*Elem);
+        return tensors::isTensorClass(*Elem);
   }
   return false;
 }
@@ -224,8 +224,8 @@ void FunctionDivergence::Transfer::VisitCXXMemberCallExpr(
   llvm::StringRef Name = identifierName(MD);
   bool Mutates =
       isContainerMutator(Name) ||
-      (Vocabulary::isInPlaceMethodName(Name) && MD &&
-       Vocabulary::isTensorClass(*MD->getParent()));
+      (flow::isInPlaceMethodName(Name) && MD &&
+       tensors::isTensorClass(*MD->getParent()));
   bool Exact = false;
   if (Mutates)
     define(Flow.rootLocal(Member->getImplicitObjectArgument(), Exact),

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_DIVERGENTSITES_H
-#define DDPLINT_CHECKS_UTILS_DIVERGENTSITES_H
+#ifndef DDPLINT_CHECKS_ANALYSIS_DIVERGENTSITES_H
+#define DDPLINT_CHECKS_ANALYSIS_DIVERGENTSITES_H
 
 #include "analysis/CollectiveSites.h"
 #include "analysis/Divergence.h"
@@ -99,4 +99,4 @@ private:
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_DIVERGENTSITES_H
+#endif // DDPLINT_CHECKS_ANALYSIS_DIVERGENTSITES_H

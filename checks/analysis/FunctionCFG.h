@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_FUNCTIONCFG_H
-#define DDPLINT_CHECKS_UTILS_FUNCTIONCFG_H
+#ifndef DDPLINT_CHECKS_ANALYSIS_FUNCTIONCFG_H
+#define DDPLINT_CHECKS_ANALYSIS_FUNCTIONCFG_H
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Analysis/CFG.h"
@@ -32,4 +32,4 @@ std::unique_ptr<CFG> buildFunctionCFG(const Decl *Function, const Stmt *Body,
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_FUNCTIONCFG_H
+#endif // DDPLINT_CHECKS_ANALYSIS_FUNCTIONCFG_H

@@ -30,7 +30,7 @@ const Expr *sizeBoundCollection(const Expr *Cond) {
         View && tensors::isCollectionView(identifierName(View->getMethodDecl())))
       Source = stripObjectWrappers(View->getImplicitObjectArgument());
     const auto *Call = dyn_cast_or_null<CallExpr>(Source);
-    if (!Call || !Vocabulary::parameterCollection(*Call))
+    if (!Call || !training::parameterCollection(*Call))
       return false;
     Found = Object;
     return true;
@@ -204,7 +204,7 @@ ParameterLoop enclosingParameterLoop(const Stmt &S, ASTContext &Context) {
     const Stmt *From = Child.get<Stmt>();
     if (const auto *Range = Node.get<CXXForRangeStmt>();
         Range && From == Range->getBody() &&
-        Vocabulary::parameterLoopVariable(*Range))
+        training::parameterLoopVariable(*Range))
       return {Range, Range->getRangeInit(), Range->getBody()};
     if (const auto *For = Node.get<ForStmt>();
         For && From == For->getBody() && For->getCond())
@@ -374,7 +374,7 @@ bool carriesIterationNamed(const Stmt &Loop, const Expr &E,
     return false;
   IterationTensor Iteration(*Var, *Body);
   if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop))
-    if (Vocabulary::namesGradients(accessName(Range->getRangeInit())) &&
+    if (modules::namesGradients(accessName(Range->getRangeInit())) &&
         Iteration.dependsOnVariable(&E))
       return true;
   return Iteration.carriesNamed(&E, Names);
@@ -383,11 +383,11 @@ bool carriesIterationNamed(const Stmt &Loop, const Expr &E,
 } // namespace
 
 bool carriesIterationTensor(const Stmt &Loop, const Expr &E) {
-  return carriesIterationNamed(Loop, E, &Vocabulary::namesSyncedTensor);
+  return carriesIterationNamed(Loop, E, &modules::namesSyncedTensor);
 }
 
 bool carriesIterationGradient(const Stmt &Loop, const Expr &E) {
-  return carriesIterationNamed(Loop, E, &Vocabulary::namesGradients);
+  return carriesIterationNamed(Loop, E, &modules::namesGradients);
 }
 
 } // namespace clang::tidy::ddp

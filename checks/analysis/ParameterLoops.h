@@ -4,13 +4,13 @@
 // per parameter, on every rank alike, whenever the module has parameters:
 // flow questions take the loop as its site, unless some iterations end
 // without it. The vocabulary says what a loop over parameters is
-// (Vocabulary::parameterLoopVariable, ParameterLoop); these functions find
+// (training::parameterLoopVariable, ParameterLoop); these functions find
 // the one around a statement and what its iterations skip.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_PARAMETERLOOPS_H
-#define DDPLINT_CHECKS_UTILS_PARAMETERLOOPS_H
+#ifndef DDPLINT_CHECKS_ANALYSIS_PARAMETERLOOPS_H
+#define DDPLINT_CHECKS_ANALYSIS_PARAMETERLOOPS_H
 
 #include "vocabulary/Vocabulary.h"
 
@@ -56,4 +56,4 @@ bool carriesIterationGradient(const Stmt &Loop, const Expr &E);
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_PARAMETERLOOPS_H
+#endif // DDPLINT_CHECKS_ANALYSIS_PARAMETERLOOPS_H

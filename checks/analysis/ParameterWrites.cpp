@@ -2,7 +2,8 @@
 
 #include "analysis/ParameterWrites.h"
 #include "analysis/ASTUtils.h"
-#include "vocabulary/Vocabulary.h"
+#include "vocabulary/Modules.h"
+#include "vocabulary/TensorMethods.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
@@ -31,7 +32,7 @@ const ParmVarDecl *rootParameter(const Expr *E) {
       E = Unary->getSubExpr();
     else if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
              Call && (Call->getType()->isReferenceType() ||
-                      Vocabulary::isTensor(Call->getType())))
+                      tensors::isTensor(Call->getType())))
       E = Call->getImplicitObjectArgument(); // a view: `p.grad()`, `p.data()`
     else
       return nullptr;
@@ -47,7 +48,7 @@ bool bindsMutable(const CallExpr &Call, const FunctionDecl *Callee,
                             isa<CXXMethodDecl>(Callee) ? 1 : 0;
   if (Callee && I < Offset) // the object of a member operator
     return !cast<CXXMethodDecl>(Callee)->isConst() ||
-           Vocabulary::inPlaceChangeTarget(Call);
+           modules::inPlaceChangeTarget(Call);
   if (!Callee || I - Offset >= Callee->getNumParams())
     return true; // unknown callee, or variadic
   QualType T = Callee->getParamDecl(I - Offset)->getType();
@@ -98,7 +99,7 @@ uint64_t ParameterWrites::summary(const FunctionDecl &Def) {
       const CXXMethodDecl *MD = Member->getMethodDecl();
       if (!MD || !MD->isConst())
         Mark(Member->getImplicitObjectArgument());
-      else if (const Expr *Target = Vocabulary::inPlaceChangeTarget(*Member))
+      else if (const Expr *Target = modules::inPlaceChangeTarget(*Member))
         Mark(Target);
     } else if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
       // A lambda holding a reference to a parameter may write it later.

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_PARAMETERWRITES_H
-#define DDPLINT_CHECKS_UTILS_PARAMETERWRITES_H
+#ifndef DDPLINT_CHECKS_ANALYSIS_PARAMETERWRITES_H
+#define DDPLINT_CHECKS_ANALYSIS_PARAMETERWRITES_H
 
 #include "clang/AST/Decl.h"
 #include "llvm/ADT/DenseMap.h"
@@ -36,4 +36,4 @@ private:
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_PARAMETERWRITES_H
+#endif // DDPLINT_CHECKS_ANALYSIS_PARAMETERWRITES_H

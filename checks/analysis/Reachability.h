@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_REACHABILITY_H
-#define DDPLINT_CHECKS_UTILS_REACHABILITY_H
+#ifndef DDPLINT_CHECKS_ANALYSIS_REACHABILITY_H
+#define DDPLINT_CHECKS_ANALYSIS_REACHABILITY_H
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Analysis/CFG.h"
@@ -85,4 +85,4 @@ private:
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_REACHABILITY_H
+#endif // DDPLINT_CHECKS_ANALYSIS_REACHABILITY_H

@@ -138,8 +138,8 @@ bool UnitCheckpoints::namesRankFile(const CodeUnit &U, const Expr &Path) {
 
 void UnitCheckpoints::collect(const CodeUnit &U) {
   for (const CallExpr *Call : U.Calls) {
-    const Expr *Save = Vocabulary::checkpointSavePath(*Call);
-    const Expr *Path = Save ? Save : Vocabulary::checkpointLoadPath(*Call);
+    const Expr *Save = checkpoints::checkpointSavePath(*Call);
+    const Expr *Path = Save ? Save : checkpoints::checkpointLoadPath(*Call);
     // A file name with the rank in it is this rank's own file.
     if (!Path || namesRankFile(U, *Path))
       continue;
@@ -149,7 +149,7 @@ void UnitCheckpoints::collect(const CodeUnit &U) {
   for (const Stmt *S : U.Stmts) {
     const auto *E = dyn_cast<Expr>(S);
     std::optional<FileAccess> File =
-        E ? Vocabulary::fileAccess(*E) : std::nullopt;
+        E ? checkpoints::fileAccess(*E) : std::nullopt;
     if (!File || namesRankFile(U, *File->Path))
       continue;
     (File->Write ? Saves : Loads)
@@ -282,8 +282,8 @@ void UnitCheckpoints::readBeforeWritten(const CodeUnit &U, const Access &Save) {
 }
 
 void UnitCheckpoints::fixedDevice(const Access &Load) {
-  std::optional<Vocabulary::FixedDevice> Device =
-      Vocabulary::checkpointLoadDevice(*cast<CallExpr>(Load.Call));
+  std::optional<FixedDevice> Device =
+      checkpoints::checkpointLoadDevice(*cast<CallExpr>(Load.Call));
   if (!Device || Vocab.mentionsRank(Device->Where))
     return;
   Check.diag(Load.Call->getBeginLoc(),

@@ -13,7 +13,7 @@ constexpr llvm::StringLiteral MoveId = "move";
 constexpr llvm::StringLiteral FunctionId = "function";
 
 AST_MATCHER(CallExpr, isModuleMove) {
-  return Vocabulary::moduleMoveReceiver(Node) != nullptr;
+  return modules::moduleMoveReceiver(Node) != nullptr;
 }
 } // namespace
 
@@ -29,7 +29,7 @@ void DeviceMoveAfterWrapCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Move = Result.Nodes.getNodeAs<CallExpr>(MoveId);
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
   const CXXMethodDecl *To = nullptr;
-  const Expr *Receiver = Vocabulary::moduleMoveReceiver(*Move, &To);
+  const Expr *Receiver = modules::moduleMoveReceiver(*Move, &To);
   const WrapperLife &Life = lifeOf(*Function, *Result.Context);
   if (Life.empty())
     return;

@@ -24,7 +24,7 @@ bool clonesModule(const Stmt *S) {
   if (!S)
     return false;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
-    if (Vocabulary::moduleCopySource(*Member))
+    if (modules::moduleCopySource(*Member))
       return true;
   return llvm::any_of(S->children(), clonesModule);
 }
@@ -43,9 +43,9 @@ bool copiesHandle(const Expr *Init) {
 /// a copy or a clone of another module.
 AST_MATCHER(VarDecl, ownsNewModule) {
   QualType T = Node.getType();
-  const CXXRecordDecl *Module = Vocabulary::moduleClassOfHandle(T);
+  const CXXRecordDecl *Module = modules::moduleClassOfHandle(T);
   if (T->isReferenceType() || T->isPointerType() || !Module ||
-      Vocabulary::holdsNoParameters(*Module) || !Node.hasLocalStorage() ||
+      modules::holdsNoParameters(*Module) || !Node.hasLocalStorage() ||
       isa<ParmVarDecl>(&Node))
     return false;
   return !Node.getInit() ||
@@ -114,7 +114,7 @@ bool differsPerProcess(const Stmt *S, unsigned Depth = 0) {
 /// Whether a body copies data into tensors (`p.copy_(...)`, `set_data`).
 bool copiesIntoTensors(const Stmt &Body) {
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Body))
-    if (Vocabulary::copiesIntoTensor(*Member))
+    if (flow::copiesIntoTensor(*Member))
       return true;
   for (const Stmt *Child : Body.children())
     if (Child && !isa<LambdaExpr>(Child) && copiesIntoTensors(*Child))
@@ -129,7 +129,7 @@ bool touchesOnlyBuffers(const Stmt &Body, ASTContext &Context) {
   bool Buffers = false, Parameters = false;
   for (const BoundNodes &N :
        match(findAll(cxxMemberCallExpr().bind("c")), Body, Context)) {
-    std::optional<ModuleState> State = Vocabulary::moduleStateAccess(
+    std::optional<ModuleState> State = training::moduleStateAccess(
         *N.getNodeAs<CXXMemberCallExpr>("c"));
     Buffers |= State == ModuleState::Buffers;
     Parameters |= State == ModuleState::Parameters;
@@ -293,7 +293,7 @@ void MissingInitialBroadcastCheck::collectEvents(
     bool Broadcasts = issuesBroadcast(*C, Context, 0);
     if (Vocab.isOptimizerStep(*C) && Flow.reachable(&Decl, C))
       Events.Steps.push_back(C);
-    else if (Vocabulary::seedArgument(*C))
+    else if (modules::seedArgument(*C))
       Events.Seeds.push_back(C);
     else if (!Vocab.classifyCollective(*C) && !Broadcasts &&
              HandedTheModel(*C) && stepsInside(*C, Context, 0) &&
@@ -329,7 +329,7 @@ void MissingInitialBroadcastCheck::addStart(
     return;
   }
   // A checkpoint loaded on every rank.
-  if (const Expr *Loaded = Vocabulary::moduleLoadTarget(C))
+  if (const Expr *Loaded = modules::moduleLoadTarget(C))
     if (handleDecl(Loaded) == &Model && !underRankCondition(C, Context, Vocab))
       Events.Starts.push_back(&C);
 }
@@ -340,7 +340,7 @@ bool MissingInitialBroadcastCheck::seededAlike(const DeclStmt &Decl,
   for (const CallExpr *Seed : Events.Seeds) {
     if (!Flow.reachable(Seed, &Decl))
       continue;
-    const Expr *Value = Vocabulary::seedArgument(*Seed);
+    const Expr *Value = modules::seedArgument(*Seed);
     if (!Vocab.mentionsRank(Value) && !differsPerProcess(Value))
       return true; // the same seed on every rank: the same initial parameters
     Events.RankSeed = Seed;
@@ -361,7 +361,7 @@ void MissingInitialBroadcastCheck::report(const VarDecl &Model,
       << &Model << (Events.PartialBroadcast != nullptr);
   if (const CallExpr *RankSeed = Events.RankSeed)
     diag(RankSeed->getBeginLoc(),
-         Vocab.mentionsRank(Vocabulary::seedArgument(*RankSeed))
+         Vocab.mentionsRank(modules::seedArgument(*RankSeed))
              ? "the seed depends on the rank here"
              : "the seed differs from process to process here",
          DiagnosticIDs::Note);

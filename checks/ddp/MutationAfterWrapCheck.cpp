@@ -59,10 +59,10 @@ void MutationAfterWrapCheck::registerMatchers(MatchFinder *Finder) {
 void MutationAfterWrapCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);
-  const Expr *Structural = Vocabulary::structuralChangeReceiver(*Call);
-  const Expr *Target = Vocabulary::inPlaceChangeTarget(*Call);
+  const Expr *Structural = modules::structuralChangeReceiver(*Call);
+  const Expr *Target = modules::inPlaceChangeTarget(*Call);
   if (!Target)
-    Target = Vocabulary::moduleLoadTarget(*Call);
+    Target = modules::moduleLoadTarget(*Call);
   if (!Structural && !Target)
     return;
   const WrapperLife &Life = lifeOf(*Function, *Result.Context);
@@ -144,7 +144,7 @@ void MutationAfterWrapCheck::checkValue(const CallExpr &Change,
       [&](const Stmt *Root, unsigned Hops) {
         return containsWhere(Root, [&](const Stmt *S) {
           if (const auto *C = dyn_cast<CallExpr>(S))
-            return Vocabulary::isRandomSource(*C);
+            return modules::isRandomSource(*C);
           if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
             if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
               return Hops < 2 && V->isLocalVarDecl() && V->getInit() &&

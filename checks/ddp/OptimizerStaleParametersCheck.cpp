@@ -110,9 +110,9 @@ void TrainingFacts::addValue(const ValueDecl *Target, const Expr *Value,
   DeclSet Seen;
   forEachCall(Value, [&](const Expr *E) {
     const auto *Call = dyn_cast<CallExpr>(E);
-    if (!Call || !Vocabulary::parameterCollection(*Call))
+    if (!Call || !training::parameterCollection(*Call))
       return;
-    const ValueDecl *Module = handleDecl(Vocabulary::memberCallObject(*Call));
+    const ValueDecl *Module = handleDecl(modules::memberCallObject(*Call));
     if (Module && Seen.insert(Module).second)
       Builds.push_back({Target, Module, Site, Loc});
   });
@@ -123,7 +123,7 @@ void TrainingFacts::addCall(const CallExpr &Call) {
   if (const Expr *Optimizer = Vocab.optimizerParameterAddition(Call))
     if (const ValueDecl *D = handleDecl(Optimizer))
       OptimizerWrites[D].push_back(&Call);
-  if (const Expr *Root = Vocabulary::backwardRoot(Call))
+  if (const Expr *Root = training::backwardRoot(Call))
     BackwardRoots.push_back(Root);
 }
 
@@ -156,7 +156,7 @@ bool callUses(const CallExpr &Call, const DeclSet &Holders) {
     const ValueDecl *D = E ? handleDecl(E) : nullptr;
     return D && Holders.contains(D);
   };
-  if (Held(Vocabulary::memberCallObject(Call)) || Held(Call.getCallee()))
+  if (Held(modules::memberCallObject(Call)) || Held(Call.getCallee()))
     return true;
   return llvm::any_of(Call.arguments(), Held);
 }
@@ -193,7 +193,7 @@ void StaleParameters::addHandlesBuiltFrom(DeclSet &Holders,
   auto IsHandle = [&](const ValueDecl *D) {
     QualType T = D->getType();
     return T->isDependentType() || T->isUndeducedType() ||
-           Vocabulary::moduleClassOfHandle(T) || Vocab.wrapperClassOfHandle(T);
+           modules::moduleClassOfHandle(T) || Vocab.wrapperClassOfHandle(T);
   };
   bool Changed = true;
   while (Changed) {
@@ -222,7 +222,7 @@ StaleParameters::replacements(const OptimizerBuild &Build) const {
     Out.push_back(std::move(R));
   }
   for (const CallExpr *Call : Facts.Calls) {
-    const Expr *Source = Vocabulary::moduleCopySource(*Call);
+    const Expr *Source = modules::moduleCopySource(*Call);
     if (!Source || handleDecl(Source) != Build.Module)
       continue;
     // The variables the copy is kept in; a copy assigned back to the module
@@ -268,7 +268,7 @@ bool StaleParameters::feedsBackward(const CallExpr &Call) const {
 bool StaleParameters::isStepOf(const CallExpr &Call,
                                const ValueDecl *Optimizer) const {
   if (Vocab.isOptimizerStep(Call))
-    return handleDecl(Vocabulary::memberCallObject(Call)) == Optimizer;
+    return handleDecl(modules::memberCallObject(Call)) == Optimizer;
   // A training helper of the project handed the optimizer.
   if (isa<CXXMemberCallExpr>(Call) || isa<CXXOperatorCallExpr>(Call))
     return false;

@@ -67,9 +67,9 @@ bool carries(const Stmt *E, const VarDecl &Element, bool ElementItself,
                          Depth))
         return true;
   if (const auto *Call = dyn_cast<CallExpr>(E))
-    if (Vocabulary::isGradAccess(*Call) &&
-        Vocabulary::parameterTensorVariable(
-            Vocabulary::memberCallObject(*Call)) ==
+    if (training::isGradAccess(*Call) &&
+        training::parameterTensorVariable(
+            modules::memberCallObject(*Call)) ==
             &Element)
       return true;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
@@ -115,7 +115,7 @@ bool carriesInArguments(const Expr &Call, const VarDecl &Element,
 /// (`ncclGroupStart()`), or a helper of this translation unit whose body
 /// does (`groupStart()` wrapping `ncclGroupStart()`).
 std::optional<bool> bracketOf(const CallExpr &Call) {
-  if (std::optional<bool> Open = Vocabulary::coalescingBracket(Call))
+  if (std::optional<bool> Open = collectives::coalescingBracket(Call))
     return Open;
   const FunctionDecl *Callee = Call.getDirectCallee();
   const FunctionDecl *Def = Callee ? userDefinition(*Callee) : nullptr;
@@ -124,7 +124,7 @@ std::optional<bool> bracketOf(const CallExpr &Call) {
   std::optional<bool> Found;
   forEachCall(Def->getBody(), [&](const Expr *E) {
     if (const auto *Inner = dyn_cast<CallExpr>(E); Inner && !Found)
-      Found = Vocabulary::coalescingBracket(*Inner);
+      Found = collectives::coalescingBracket(*Inner);
   });
   return Found;
 }
@@ -242,7 +242,7 @@ bool PerParameterAllreduceCheck::isBlocking(const CallExpr &Collective,
     if (!Parent)
       break;
     if (const auto *Call = dyn_cast<CallExpr>(Parent)) {
-      if (const Expr *Waited = Vocabulary::waitedObject(*Call))
+      if (const Expr *Waited = collectives::waitedObject(*Call))
         if (contains(Waited, &Collective))
           return true;
       if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
@@ -271,7 +271,7 @@ bool PerParameterAllreduceCheck::isBlocking(const CallExpr &Collective,
       Context);
   for (const BoundNodes &N : Waits)
     if (const Expr *Waited =
-            Vocabulary::waitedObject(*N.getNodeAs<CallExpr>("wait")))
+            collectives::waitedObject(*N.getNodeAs<CallExpr>("wait")))
       if (handleDecl(Waited) == Holder)
         return true;
   return false;
@@ -319,7 +319,7 @@ PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
       break;
     if (const auto *Loop = dyn_cast<CXXForRangeStmt>(Parent)) {
       const VarDecl *Element = Loop->getLoopVariable();
-      bool OverParameters = Vocabulary::parameterLoopVariable(*Loop);
+      bool OverParameters = training::parameterLoopVariable(*Loop);
       bool Named = !OverParameters && SyncsParameters;
       if (Child == Loop->getBody() && Element &&
           (carriesInArguments(Call, *Element,
@@ -345,7 +345,7 @@ PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
         const auto *Hooking = dyn_cast_or_null<CallExpr>(Above);
         if (!Hooking)
           continue;
-        if (const Expr *Hook = Vocabulary::gradientHookCallback(*Hooking))
+        if (const Expr *Hook = training::gradientHookCallback(*Hooking))
           if (lambdaOf(Hook) == Lambda && Operator->getNumParams() >= 1 &&
               carriesInArguments(Call, *Operator->getParamDecl(0), true,
                                  *Lambda->getBody()))
@@ -376,7 +376,7 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
   // analysed in their instantiations.
   const FunctionDecl *Unresolved = nullptr;
   if (!Info && !inInstantiatedTemplate(*Collective, Context))
-    Info = Vocabulary::classifyUnresolvedCollective(*Collective, Unresolved);
+    Info = collectives::classifyUnresolvedCollective(*Collective, Unresolved);
   if (!Info)
     return;
   // Synchronising a parameter itself (model averaging) each step costs the
@@ -400,7 +400,7 @@ void PerParameterAllreduceCheck::checkHelper(const CallExpr &Call,
   if (!What || What->How != CollectiveSite::Via::Helper)
     return;
   // A helper that hands back its Work lets the caller overlap the rounds.
-  checkHelperSite(Call, *What, !Vocabulary::isWorkType(Call.getType()),
+  checkHelperSite(Call, *What, !collectives::isWorkType(Call.getType()),
                   Context);
 }
 
@@ -422,7 +422,7 @@ void PerParameterAllreduceCheck::checkRecovered(const RecoveryExpr &Recovered,
                             Issued->Kind};
   }
   checkHelperSite(Recovered, *What,
-                  !Vocabulary::isWorkType(What->Callee->getReturnType()),
+                  !collectives::isWorkType(What->Callee->getReturnType()),
                   Context);
 }
 

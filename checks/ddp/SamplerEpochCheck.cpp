@@ -61,8 +61,8 @@ void SamplerEpochCheck::check(const MatchFinder::MatchResult &Result) {
 }
 
 void SamplerEpochCheck::checkDefaultConstructedSampler(const CallExpr &Factory) {
-  const CXXRecordDecl *Sampler = Vocabulary::defaultConstructedSampler(Factory);
-  if (!Sampler || !Vocabulary::isDistributedSampler(*Sampler))
+  const CXXRecordDecl *Sampler = loaders::defaultConstructedSampler(Factory);
+  if (!Sampler || !loaders::isDistributedSampler(*Sampler))
     return;
   diag(Factory.getBeginLoc(),
        "make_data_loader default-constructs %0 from the dataset size alone, "
@@ -210,7 +210,7 @@ void SamplerEpochCheck::checkRebuiltLoader(const LoaderFacts &Facts,
   // in between, over the same dataset.
   for (const LoaderDefinition *D : H.Defs) {
     if (!D->InThisFunction || !D->Factory ||
-        !Vocabulary::copiedSamplerArgument(*D->Factory))
+        !loaders::copiedSamplerArgument(*D->Factory))
       continue;
     llvm::SmallVector<const Stmt *, 4> Renewals;
     for (const SamplerCall &SC : Facts.SamplerCalls)

@@ -297,14 +297,14 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
                                         const Expr &Anchor,
                                         bool IsReduction, unsigned Depth,
                                         const CallExpr *&SteppedAt) const {
-  if (Model.hidesCode(U, Vocabulary::looksLikeAveraging))
+  if (Model.hidesCode(U, ranks::looksLikeAveraging))
     return true;
   const Reachability &Flow = Model.flow(U);
   llvm::SmallVector<const Stmt *, 4> Steps, Backwards;
   for (const CallExpr *Call : U.Calls) {
     if (Model.isStep(U, *Call))
       Steps.push_back(Call);
-    else if (Vocabulary::backwardRoot(*Call))
+    else if (training::backwardRoot(*Call))
       Backwards.push_back(Call);
   }
   llvm::SmallVector<const Stmt *, 4> Averages = Average.gradientAverages(U);

@@ -23,7 +23,7 @@ UnsyncedGradientsCheck::events(const GradientModel &Model,
   StepEvents E;
   for (const CallExpr *Call : U.Calls) {
     const CodeUnit *Callee = Model.calleeUnit(*Call);
-    if (Vocabulary::backwardRoot(*Call) ||
+    if (training::backwardRoot(*Call) ||
         (Callee && LeavesUnsynced.contains(Callee)))
       E.Backwards.push_back(Call);
     if (Model.isStep(U, *Call) || (Callee && StepsUnsynced.contains(Callee)))
@@ -311,7 +311,7 @@ UnsyncedGradientsCheck::StepEvents UnsyncedGradientsCheck::withoutLateCopies(
   Early.Syncs.clear();
   for (const CallExpr *Sync : E.Syncs)
     if (!Late.contains(Sync) &&
-        !(Vocabulary::isWaitCall(*Sync) && WaitsOnLateOnly(Sync)))
+        !(collectives::isWaitCall(*Sync) && WaitsOnLateOnly(Sync)))
       Early.Syncs.push_back(Sync);
   return Early;
 }
@@ -334,7 +334,7 @@ void UnsyncedGradientsCheck::reportUnsynced(const CallExpr &Step,
   if (InClosure)
     diag(Backward.getExprLoc(), "the closure runs backward() here",
          DiagnosticIDs::Note);
-  else if (Vocabulary::backwardRoot(Backward))
+  else if (training::backwardRoot(Backward))
     diag(Backward.getExprLoc(), "gradients computed by backward() here",
          DiagnosticIDs::Note);
   else

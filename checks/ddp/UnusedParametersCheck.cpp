@@ -22,13 +22,13 @@ constexpr llvm::StringLiteral DefaultUnusedParameterOptions =
 bool readsGradient(const Expr *E) {
   return containsWhere(E, [](const Stmt *S) {
     if (const auto *Call = dyn_cast<CallExpr>(S))
-      return Vocabulary::isGradAccess(*Call);
+      return training::isGradAccess(*Call);
     if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
       if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
           V && V->isLocalVarDecl() && V->getInit())
         return containsWhere(V->getInit(), [](const Stmt *Inner) {
           const auto *Call = dyn_cast<CallExpr>(Inner);
-          return Call && Vocabulary::isGradAccess(*Call);
+          return Call && training::isGradAccess(*Call);
         });
     return false;
   });
@@ -41,13 +41,13 @@ bool asksForGradient(const Stmt *S) {
       return asksForGradient(Lambda->getBody());
     const auto *Call = dyn_cast<CallExpr>(Node);
     const Expr *Object =
-        Call ? Vocabulary::definedQueryObject(*Call) : nullptr;
+        Call ? registrations::definedQueryObject(*Call) : nullptr;
     return Object && readsGradient(Object);
   });
 }
 
 std::string describe(const RegisteredMember &M) {
-  return std::string(M.Kind == Vocabulary::RegistrationKind::Module
+  return std::string(M.Kind == RegistrationKind::Module
                          ? "submodule '"
                          : "parameter '") +
          M.path() + "'";
@@ -98,7 +98,7 @@ void UnusedParametersCheck::checkWrap(const Wrap &W,
                                       const WrapperLife &Life,
                                       ASTContext &Context) {
   const CXXRecordDecl *Class =
-      Vocabulary::moduleClassOfHandle(W.Module->getType());
+      modules::moduleClassOfHandle(W.Module->getType());
   const CXXRecordDecl *Wrapper = Vocab.wrapperClassOfHandle(W.Wrapper->getType());
   if (!Class || !Wrapper || toleratesMissingGradients(*Wrapper) ||
       optionTolerates(W, Function, Context))
@@ -110,7 +110,7 @@ void UnusedParametersCheck::checkWrap(const Wrap &W,
   dropFrozenBeforeWrap(*Members, W, Function, Life, Context);
   llvm::SmallVector<const RegisteredMember *, 4> Never, Some;
   for (const RegisteredMember &M : *Members) {
-    if (M.Kind == Vocabulary::RegistrationKind::Buffer || M.Frozen)
+    if (M.Kind == RegistrationKind::Buffer || M.Frozen)
       continue;
     if (M.Use == MemberUse::Never)
       Never.push_back(&M);
@@ -232,7 +232,7 @@ void UnusedParametersCheck::dropFrozenBeforeWrap(
   for (const RegisteredMember &M : Members)
     Fields.append(M.Chain.begin(), M.Chain.end());
   auto Freeze = [&](const CallExpr &Call) {
-    const Expr *Target = Vocabulary::gradientDisabledTarget(Call, Context);
+    const Expr *Target = registrations::gradientDisabledTarget(Call, Context);
     if (const FieldDecl *F = fieldReachedBy(Target, Fields, Context))
       for (RegisteredMember &M : Members)
         if (llvm::is_contained(M.Chain, F))

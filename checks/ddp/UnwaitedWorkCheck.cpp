@@ -39,7 +39,7 @@ bool producesWork(const CallExpr &Call, const Vocabulary &Vocab) {
     return false;
   if (Vocab.requestArgument(Call))
     return true;
-  return Vocabulary::isWorkType(Call.getType()) &&
+  return collectives::isWorkType(Call.getType()) &&
          !Call.getType()->isReferenceType();
 }
 
@@ -183,7 +183,7 @@ WorkEvents collectEvents(const Stmt &Body, const Vocabulary &Vocab,
       WorkStore Store = storeOf(*Call, Vocab, Context);
       if (Store.Holder)
         Events.Stores.push_back(Store);
-    } else if (Vocabulary::isWaitCall(*Call)) {
+    } else if (collectives::isWaitCall(*Call)) {
       Events.Waits.push_back(Call);
     } else if (Vocab.isOptimizerStep(*Call)) {
       Events.Steps.push_back(Call);
@@ -210,13 +210,13 @@ HolderCompletion completionOf(const VarDecl &Holder, const WorkEvents &Events,
                               ASTContext &Context) {
   HolderCompletion Done;
   for (const CallExpr *Wait : Events.Waits) {
-    const ValueDecl *Waited = holderDecl(Vocabulary::waitedObject(*Wait));
+    const ValueDecl *Waited = holderDecl(collectives::waitedObject(*Wait));
     if (Waited == &Holder) {
       Done.Completions.push_back(Wait);
       Done.Accounted.push_back(Wait);
       // `for (i...) works[i]->wait();`: waiting on a container's elements
       // in a loop; every path past the loop evaluates its condition.
-      if (!Vocabulary::isWorkType(Holder.getType()))
+      if (!collectives::isWorkType(Holder.getType()))
         if (const Stmt *Condition = enclosingLoopCondition(*Wait, Context))
           Done.Completions.push_back(Condition);
       continue;
@@ -302,7 +302,7 @@ void UnwaitedWorkCheck::check(const MatchFinder::MatchResult &Result) {
 void UnwaitedWorkCheck::checkDiscarded(const CallExpr &Call,
                                        ASTContext &Context) {
   if (isa<CXXOperatorCallExpr>(Call) || Call.isCallToStdMove() ||
-      !Vocabulary::isWorkType(Call.getType()) ||
+      !collectives::isWorkType(Call.getType()) ||
       Call.getType()->isReferenceType() || !Call.getDirectCallee() ||
       !isDiscarded(Call, Context))
     return;
@@ -319,7 +319,7 @@ void UnwaitedWorkCheck::checkDiscarded(const CallExpr &Call,
   SourceLocation End = Lexer::getLocForEndOfToken(
       Call.getEndLoc(), 0, Context.getSourceManager(), Context.getLangOpts());
   if (End.isValid() && !Call.getBeginLoc().isMacroID() &&
-      Vocabulary::isPointerLikeHandle(Call.getType()))
+      modules::isPointerLikeHandle(Call.getType()))
     diag(End, "wait for the collective here", DiagnosticIDs::Note)
         << FixItHint::CreateInsertion(End, "->wait()");
 }

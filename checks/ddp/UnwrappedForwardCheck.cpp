@@ -24,10 +24,10 @@ const Expr *computationReceiver(const CallExpr &Call, const Vocabulary &Vocab) {
   if (const Expr *Receiver = Vocab.forwardReceiver(Call))
     return Receiver;
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
-  if (!Member || !Vocabulary::isTensor(Call.getType()))
+  if (!Member || !tensors::isTensor(Call.getType()))
     return nullptr;
   const CXXMethodDecl *MD = Member->getMethodDecl();
-  if (!MD || !Vocabulary::isModuleClass(*MD->getParent()))
+  if (!MD || !modules::isModuleClass(*MD->getParent()))
     return nullptr;
   return Member->getImplicitObjectArgument();
 }
@@ -99,7 +99,7 @@ UnwrappedForwardCheck::backwardFedBy(const CallExpr &Call,
   for (const BoundNodes &N :
        match(findAll(callExpr().bind("b")), *Body, Context)) {
     const auto *B = N.getNodeAs<CallExpr>("b");
-    if (!Vocabulary::isBackwardCall(*B))
+    if (!modules::isBackwardCall(*B))
       continue;
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(B)) {
       if (Mentions(Member->getImplicitObjectArgument()))
@@ -126,7 +126,7 @@ bool UnwrappedForwardCheck::reducesGradients(const Stmt &S,
              llvm::any_of(Call->arguments(), [](const Expr *Arg) {
                return containsWhere(Arg, [](const Stmt *Y) {
                  const auto *G = dyn_cast<CallExpr>(Y);
-                 return G && Vocabulary::isGradAccess(*G);
+                 return G && training::isGradAccess(*G);
                });
              });
     }
@@ -180,11 +180,11 @@ void UnwrappedForwardCheck::check(const MatchFinder::MatchResult &Result) {
               << WrapperLife::moduleName(*W) << W->Wrapper;
   // Offer the wrapper's forward where the call is a plain `forward`.
   const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-  if (Member && Vocabulary::isForwardMethodName(
+  if (Member && modules::isForwardMethodName(
                     identifierName(Member->getMethodDecl()))) {
     std::string Replacement =
         W->Wrapper->getNameAsString() +
-        (Vocabulary::isPointerLikeHandle(W->Wrapper->getType()) ? "->" : ".") +
+        (modules::isPointerLikeHandle(W->Wrapper->getType()) ? "->" : ".") +
         identifierName(Member->getMethodDecl()).str();
     Diag << FixItHint::CreateReplacement(
         CharSourceRange::getTokenRange(Member->getCallee()->getSourceRange()),

@@ -46,12 +46,12 @@ bool Averaging::isWorldSize(const Expr *E) const {
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       return WorldSizeDecls.contains(DRE->getDecl()) ||
              (!isa<FunctionDecl>(DRE->getDecl()) &&
-              Vocabulary::isWorldSizeName(identifierName(DRE->getDecl()))) ||
+              ranks::isWorldSizeName(identifierName(DRE->getDecl()))) ||
              isReducedCount(E);
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return isa<FieldDecl>(ME->getMemberDecl()) &&
              (WorldSizeDecls.contains(ME->getMemberDecl()) ||
-              Vocabulary::isWorldSizeName(identifierName(ME->getMemberDecl())));
+              ranks::isWorldSizeName(identifierName(ME->getMemberDecl())));
     if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
       // world * accumulation_steps: averaging over ranks and micro-batches.
       if (Binary->getOpcode() != BO_Mul)
@@ -72,15 +72,15 @@ bool Averaging::isWorldSize(const Expr *E) const {
       if (WorldSizeDecls.contains(Callee->Function))
         return true;
     llvm::StringRef Name = identifierName(FD);
-    if (Vocabulary::isWorldSizeName(Name))
+    if (ranks::isWorldSizeName(Name))
       return true; // get_world_size(), ctx.world_size()
     // A framework communicator's size: `comm.size()`, `group->getSize()`.
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
         MD && GradientModel::looksLikeCommunicator(MD->getParent()) &&
-        Vocabulary::isSizeMethodName(Name))
+        ranks::isSizeMethodName(Name))
       return true;
     // torch::tensor(ws), std::max(ws, 1), static_cast through a helper.
-    if (Vocabulary::isTensorOfNumbers(Name) || Name == "max" || Name == "min")
+    if (flow::isTensorOfNumbers(Name) || Name == "max" || Name == "min")
       return llvm::any_of(Call->arguments(),
                           [&](const Expr *Arg) { return isWorldSize(Arg); });
     return false;
@@ -146,7 +146,7 @@ bool Averaging::isPerRank(const Expr *E) const {
       if (PerRankDecls.contains(Callee->Function))
         return true;
     llvm::StringRef Name = identifierName(Call->getDirectCallee());
-    if (Vocabulary::isTensorOfNumbers(Name))
+    if (flow::isTensorOfNumbers(Name))
       return llvm::any_of(Call->arguments(),
                           [&](const Expr *Arg) { return isPerRank(Arg); });
     return false;
@@ -164,7 +164,7 @@ const Expr *Averaging::averagedTensor(const Expr *E) const {
   };
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
     std::optional<TensorScaling> Scaling =
-        Vocabulary::tensorScaling(identifierName(Member->getMethodDecl()));
+        flow::tensorScaling(identifierName(Member->getMethodDecl()));
     if (Member->getNumArgs() >= 1 && Scaling)
       return Scaled(*Scaling == TensorScaling::Division,
                     Member->getImplicitObjectArgument(), Member->getArg(0));
@@ -197,7 +197,7 @@ const Expr *Averaging::averagedTensor(const Expr *E) const {
   }
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     std::optional<TensorScaling> Scaling =
-        Vocabulary::tensorScaling(identifierName(Call->getDirectCallee()));
+        flow::tensorScaling(identifierName(Call->getDirectCallee()));
     if (Call->getNumArgs() >= 2 && Scaling)
       return Scaled(*Scaling == TensorScaling::Division, Call->getArg(0),
                     Call->getArg(1));
@@ -212,7 +212,7 @@ Averaging::gradientAverages(const CodeUnit &U) const {
   // line leaves the summed gradients as they were.
   auto outOfPlace = [](const Expr *E) {
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-      return !Vocabulary::isInPlaceMethodName(
+      return !flow::isInPlaceMethodName(
           identifierName(Member->getMethodDecl()));
     }
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
@@ -242,7 +242,7 @@ Averaging::gradientAverages(const CodeUnit &U) const {
                         }) &&
            llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
              return (Model.role(U, Arg) & GradientRole) ||
-                    Vocabulary::moduleClassOfHandle(Arg->getType());
+                    modules::moduleClassOfHandle(Arg->getType());
            })))
         Out.push_back(S);
     }
@@ -272,7 +272,7 @@ bool Averaging::containsAverage(const Stmt *S) const {
 
 bool Averaging::backpropagatesAveragedLoss(const CodeUnit &U,
                                            const CallExpr &Backward) const {
-  const Expr *Loss = Vocabulary::backwardRoot(Backward);
+  const Expr *Loss = training::backwardRoot(Backward);
   if (!Loss)
     return false;
   // (loss / ws).backward(), torch::autograd::backward({loss / ws})

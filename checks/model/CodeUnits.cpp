@@ -1,7 +1,7 @@
 //===--- CodeUnits.cpp ----------------------------------------------------===//
 
 #include "model/CodeUnits.h"
-#include "vocabulary/Vocabulary.h"
+#include "vocabulary/VocabularyHelpers.h"
 #include "analysis/ASTUtils.h"
 
 #include "clang/AST/DeclTemplate.h"

@@ -22,11 +22,11 @@ namespace {
 bool makesFreshTensor(const Expr *E) {
   E = stripObjectWrappers(E)->IgnoreParenCasts();
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E))
-    return Vocabulary::isTensorCopyMethod(
+    return flow::isTensorCopyMethod(
         identifierName(Member->getMethodDecl()));
   if (const auto *Call = dyn_cast<CallExpr>(E);
       Call && !isa<CXXOperatorCallExpr>(Call))
-    return Vocabulary::copiesIntoNewTensor(
+    return flow::copiesIntoNewTensor(
         identifierName(Call->getDirectCallee()));
   return false;
 }
@@ -39,7 +39,7 @@ bool initialisedTensors(const Expr *Init,
   if (!Init || Depth > 8)
     return false;
   Init = Init->IgnoreImplicit();
-  if (Vocabulary::isTensor(Init->getType())) {
+  if (tensors::isTensor(Init->getType())) {
     Out.push_back(Init);
     return true;
   }
@@ -110,7 +110,7 @@ GradientModel::keptThroughParent(const CodeUnit &U, const Expr *E,
     return Keeping::Continue;
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(P);
       Construct && Construct->getNumArgs() == 1 &&
-      Vocabulary::isTensor(Construct->getType()))
+      tensors::isTensor(Construct->getType()))
     return Keeping::Continue; // a copy or move of the tensor
   // `t.slice(...)`, `t.view_as(g)` go on as tensors; `t.norm().item()` ends
   // in a number; anything else (`data_ptr()`, `begin()`, an accessor) still
@@ -123,9 +123,9 @@ GradientModel::keptThroughParent(const CodeUnit &U, const Expr *E,
     Object = Op->getArg(0);
   if (Object && U.contains(Object, E)) {
     QualType T = cast<Expr>(P)->getType();
-    if (Vocabulary::isNumberType(T))
+    if (flow::isNumberType(T))
       return Keeping::Dropped;
-    return Vocabulary::isTensorType(T) ? Keeping::Continue : Keeping::Kept;
+    return tensors::isTensorType(T) ? Keeping::Continue : Keeping::Kept;
   }
   // `auto mean = sum / ws;`: kept when a use of the variable is.
   if (const auto *Decl = dyn_cast<DeclStmt>(P))
@@ -215,7 +215,7 @@ bool GradientModel::copyHolders(
     const auto *Local = dyn_cast_or_null<VarDecl>(rootDecl(Element));
     if (!IsOwnLocal(Local) || !Local->getInit() ||
         !makesFreshTensor(Local->getInit()) ||
-        !Vocabulary::isTensor(Local->getType()))
+        !tensors::isTensor(Local->getType()))
       return false;
     Holders.push_back(Local);
   }

@@ -122,7 +122,9 @@ void GradientModel::findGradientWork() {
               Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
             Target = Op->getArg(0), Value = Op->getArg(1);
           else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
-                   Member && Vocabulary::storesIntoObject(identifierName(Call->getDirectCallee())) &&
+                   Member &&
+                   flow::storesIntoObject(
+                       identifierName(Call->getDirectCallee())) &&
                    Call->getNumArgs() >= 1)
             Target = Member->getImplicitObjectArgument(), Value = Call->getArg(0);
           if (Target && IsGradientCollective(*U, Value))
@@ -139,7 +141,7 @@ void GradientModel::findGradientWork() {
 }
 
 bool GradientModel::waitsOnGradientWork(const CallExpr &Call) const {
-  if (!Vocabulary::isWaitCall(Call))
+  if (!collectives::isWaitCall(Call))
     return false;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
     if (GradientWork.contains(rootDecl(Member->getImplicitObjectArgument())))
@@ -155,7 +157,7 @@ GradientModel::collectiveOf(const CodeUnit &U, const CallExpr &Call) const {
     return Info;
   // An instantiated template is analysed in its instantiations.
   const FunctionDecl *Callee = nullptr;
-  return U.Reported ? Vocabulary::classifyUnresolvedCollective(Call, Callee)
+  return U.Reported ? collectives::classifyUnresolvedCollective(Call, Callee)
                     : std::nullopt;
 }
 
@@ -168,7 +170,7 @@ bool GradientModel::looksLikeSync(llvm::StringRef Name) {
 }
 
 bool GradientModel::isOpaqueUserFunction(const FunctionDecl *FD) const {
-  return FD && !unitOf(FD) && !Vocabulary::isLibraryFunction(*FD);
+  return FD && !unitOf(FD) && !flow::isLibraryFunction(*FD);
 }
 
 bool GradientModel::isOpaqueSync(const CodeUnit &U, const CallExpr &Call) const {
@@ -176,12 +178,12 @@ bool GradientModel::isOpaqueSync(const CodeUnit &U, const CallExpr &Call) const 
   if (!isOpaqueUserFunction(FD) || Vocab.classifyCollective(Call))
     return false;
   auto IsCommunicator = [&](const Expr *Arg) {
-    return Vocabulary::isCommunicatorType(Arg->getType()) ||
+    return collectives::isCommunicatorType(Arg->getType()) ||
            Vocab.wrapperClassOfHandle(Arg->getType());
   };
   auto IsModel = [&](const Expr *Arg) {
     return (role(U, Arg) & (GradientRole | ParameterRole)) ||
-           Vocabulary::moduleClassOfHandle(Arg->getType()) ||
+           modules::moduleClassOfHandle(Arg->getType()) ||
            Vocab.wrapperClassOfHandle(Arg->getType());
   };
   // Handed a communicator (or a wrapper) and, in another argument, the
@@ -228,7 +230,7 @@ bool GradientModel::isStep(const CodeUnit &U, const CallExpr &Call) const {
   const Expr *Target = nullptr;
   llvm::ArrayRef<const Expr *> Values;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
-    if (!Vocabulary::updatesInPlace(identifierName(Member->getMethodDecl())))
+    if (!flow::updatesInPlace(identifierName(Member->getMethodDecl())))
       return false;
     Target = Member->getImplicitObjectArgument();
     Values = llvm::ArrayRef(Call.getArgs(), Call.getNumArgs());
@@ -310,7 +312,7 @@ void GradientModel::findHooks() {
   // gradient-sync layer).
   llvm::SmallVector<const CXXRecordDecl *, 2> SyncingFunctions;
   for (const auto &U : units())
-    if (Vocabulary::isCustomFunctionBackward(*U->Function) &&
+    if (training::isCustomFunctionBackward(*U->Function) &&
         Syncing.contains(U.get()))
       SyncingFunctions.push_back(cast<CXXMethodDecl>(U->Function)->getParent());
   auto AppliesSyncingFunction = [&](const FunctionDecl *FD) {
@@ -325,7 +327,7 @@ void GradientModel::findHooks() {
     if (inWrapper(*U))
       continue; // armed by the wrapper's forward: see armsSync
     auto Installs = [&](const CallExpr *Call) {
-      if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call))
+      if (const Expr *Callback = training::gradientHookCallback(*Call))
         if (llvm::any_of(callableUnits(Callback), [&](const CodeUnit *Hook) {
               return Syncing.contains(Hook);
             }))
@@ -350,7 +352,7 @@ bool GradientModel::needsExplicitSync(const CXXRecordDecl &Wrapper) const {
   auto IsSyncMethod = [&](const CXXMethodDecl *M) {
     if (M->getAccess() != AS_public || isa<CXXConstructorDecl>(M) ||
         isa<CXXDestructorDecl>(M) || M->isOverloadedOperator() ||
-        Vocabulary::isForwardMethodName(identifierName(M)))
+        modules::isForwardMethodName(identifierName(M)))
       return false;
     const CodeUnit *U = unitOf(M);
     return (U && Syncing.contains(U)) || Vocab.isGradientSyncFunction(*M);

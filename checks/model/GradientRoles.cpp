@@ -65,7 +65,7 @@ unsigned GradientModel::fieldRole(const ValueDecl *Field) const {
   unsigned Role = FieldRoles.lookup(Field);
   // A homegrown layer's gradient storage, by its name: `dw_`, `grad_weight`.
   if (mayHoldTensor(Field->getType()) &&
-      Vocabulary::namesGradientStorage(identifierName(Field)))
+      flow::namesGradientStorage(identifierName(Field)))
     Role |= GradientRole;
   return Role;
 }
@@ -126,10 +126,10 @@ unsigned GradientModel::callRole(const CodeUnit &U, const CallExpr &Call,
     return Role;
   };
   const FunctionDecl *FD = Call.getDirectCallee();
-  if (Vocabulary::isGradAccess(Call) ||
-      (FD && Vocabulary::returnsGradients(*FD)))
+  if (training::isGradAccess(Call) ||
+      (FD && flow::returnsGradients(*FD)))
     return GradientRole;
-  if (Vocabulary::parameterCollection(Call))
+  if (training::parameterCollection(Call))
     return ParameterRole;
   if (Call.isCallToStdMove() && Call.getNumArgs() == 1) {
     Next = Call.getArg(0);
@@ -139,12 +139,12 @@ unsigned GradientModel::callRole(const CodeUnit &U, const CallExpr &Call,
     // The optimizer's own list of what it updates.
     if (Vocab.isOptimizerParameterList(*Member))
       return ParameterRole;
-    if (Vocabulary::keepsObjectData(identifierName(FD)))
+    if (flow::keepsObjectData(identifierName(FD)))
       Next = Member->getImplicitObjectArgument();
-  } else if (Vocabulary::dependentMemberCall(Call)) {
+  } else if (modules::dependentMemberCall(Call)) {
     // Left dependent in a template: `p.grad().reshape({-1})`.
-    if (Vocabulary::keepsObjectData(spelledCalleeName(Call)))
-      Next = Vocabulary::memberCallObject(Call);
+    if (flow::keepsObjectData(spelledCalleeName(Call)))
+      Next = modules::memberCallObject(Call);
   } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
     OverloadedOperatorKind K = Op->getOperator();
     if (K == OO_Subscript || K == OO_Arrow || Op->isAssignmentOp() ||
@@ -152,7 +152,7 @@ unsigned GradientModel::callRole(const CodeUnit &U, const CallExpr &Call,
       Next = Op->getArg(0);
     else if (K == OO_Star || K == OO_Slash || K == OO_Plus || K == OO_Minus)
       return Combine(Op->arguments());
-  } else if (FD && (Vocabulary::combinesArgumentData(identifierName(FD)) ||
+  } else if (FD && (flow::combinesArgumentData(identifierName(FD)) ||
                     FD->getQualifiedNameAsString() == "std::forward")) {
     return Combine(Call.arguments());
   }
@@ -198,16 +198,16 @@ const ValueDecl *GradientModel::rootDecl(const Expr *E) const {
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return isa<FieldDecl>(ME->getMemberDecl()) ? ME->getMemberDecl() : nullptr;
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
-      if (!Vocabulary::keepsObjectData(identifierName(Member->getMethodDecl())))
+      if (!flow::keepsObjectData(identifierName(Member->getMethodDecl())))
         return nullptr;
       E = Member->getImplicitObjectArgument();
       continue;
     }
     if (const auto *Call = dyn_cast<CallExpr>(E);
-        Call && Vocabulary::dependentMemberCall(*Call)) {
-      if (!Vocabulary::keepsObjectData(spelledCalleeName(*Call)))
+        Call && modules::dependentMemberCall(*Call)) {
+      if (!flow::keepsObjectData(spelledCalleeName(*Call)))
         return nullptr;
-      E = Vocabulary::memberCallObject(*Call);
+      E = modules::memberCallObject(*Call);
       continue;
     }
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
@@ -265,7 +265,8 @@ const Expr *GradientModel::viewedTensor(const VarDecl &Var) const {
       continue;
     }
     const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
-    if (!Member || !Vocabulary::sharesObjectStorage(identifierName(Member->getMethodDecl())))
+    if (!Member ||
+        !flow::sharesObjectStorage(identifierName(Member->getMethodDecl())))
       return nullptr;
     return Member->getImplicitObjectArgument();
   }
@@ -313,10 +314,10 @@ void GradientModel::seedRoles() {
         orRole(ParamRoles, P, GradientRole);
   };
   for (const auto &U : units()) {
-    if (Vocabulary::isCustomFunctionBackward(*U->Function))
+    if (training::isCustomFunctionBackward(*U->Function))
       SeedGradients(*U);
     for (const CallExpr *Call : U->Calls)
-      if (const Expr *Callback = Vocabulary::gradientHookCallback(*Call))
+      if (const Expr *Callback = training::gradientHookCallback(*Call))
         for (const CodeUnit *Hook : callableUnits(Callback))
           SeedGradients(*Hook);
   }
@@ -371,18 +372,18 @@ void GradientModel::propagateCall(CodeUnit &U, const CallExpr &Call,
   if (collectiveOf(U, Call)) {
     unsigned Bits = ArgumentRoles();
     for (const Expr *Arg : Call.arguments())
-      if (Vocabulary::isCollectiveBufferType(Arg->getType()))
+      if (flow::isCollectiveBufferType(Arg->getType()))
         storeRole(U, Arg, Bits, Changed);
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
     if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
       storeRole(U, Op->getArg(0), role(U, Op->getArg(1)), Changed);
-  } else if (const Expr *Object = Vocabulary::memberCallObject(Call)) {
+  } else if (const Expr *Object = modules::memberCallObject(Call)) {
     // Also left unresolved in a template: `grads.push_back(p.grad())`.
-    if (Vocabulary::storesIntoObject(spelledCalleeName(Call)))
+    if (flow::storesIntoObject(spelledCalleeName(Call)))
       storeRole(U, Object, ArgumentRoles(), Changed);
-  } else if (std::optional<Vocabulary::RawCopy> Copy =
-                 Vocabulary::rawDataCopy(Call)) {
+  } else if (std::optional<RawCopy> Copy =
+                 flow::rawDataCopy(Call)) {
     storeRole(U, Copy->Destination, role(U, Copy->Source), Changed);
   }
   // What a call hands to a function defined here.

@@ -50,11 +50,11 @@ bool Averaging::isScalingOptions(const Stmt *S) const {
   llvm::ArrayRef<const Expr *> Args;
   if (const auto *Ctor = dyn_cast<CXXConstructExpr>(S)) {
     const CXXRecordDecl *Options = Ctor->getConstructor()->getParent();
-    if (Vocabulary::isOptimizerOptionsClass(*Options))
+    if (training::isOptimizerOptionsClass(*Options))
       Args = llvm::ArrayRef(Ctor->getArgs(), Ctor->getNumArgs());
   } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
-    if (MD && Vocabulary::isLearningRateSetter(*MD))
+    if (MD && training::isLearningRateSetter(*MD))
       Args = llvm::ArrayRef(Member->getArgs(), Member->getNumArgs());
   }
   return llvm::any_of(Args, [&](const Expr *Arg) { return isPerRank(Arg); });

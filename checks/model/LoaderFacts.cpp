@@ -134,11 +134,11 @@ void LoaderFacts::addDefinition(const Stmt *Where, const ValueDecl *Loader,
                                 const Expr *Init, bool InThisFunction) {
   const auto *Factory = dyn_cast_or_null<CallExpr>(stripObjectWrappers(Init));
   if (Factory && (!Factory->getDirectCallee() ||
-                  !Vocabulary::isDataLoaderFactory(*Factory->getDirectCallee())))
+                  !loaders::isDataLoaderFactory(*Factory->getDirectCallee())))
     Factory = nullptr;
   const ValueDecl *Sampler = nullptr;
   if (Factory)
-    if (const Expr *Arg = Vocabulary::copiedSamplerArgument(*Factory))
+    if (const Expr *Arg = loaders::copiedSamplerArgument(*Factory))
       Sampler = handleDecl(Arg);
   Definitions.push_back({Where, Loader, Factory, Sampler, InThisFunction});
   addLoader(Loader);
@@ -200,7 +200,7 @@ void LoaderFacts::collectDeclaredDefinitions(const Stmt &Body,
     const auto *Factory =
         dyn_cast_or_null<CallExpr>(stripObjectWrappers(Var->getInit()));
     const Expr *SamplerArg =
-        Factory ? Vocabulary::copiedSamplerArgument(*Factory) : nullptr;
+        Factory ? loaders::copiedSamplerArgument(*Factory) : nullptr;
     const CXXRecordDecl *SamplerClass =
         SamplerArg ? pointeeRecord(SamplerArg->getType()) : nullptr;
     if (!SamplerClass || !Vocab.isShufflingSampler(*SamplerClass))
@@ -222,7 +222,7 @@ void LoaderFacts::collectPasses(const Stmt &Body, ASTContext &Context) {
        match(findAll(callExpr().bind("call")), Body, Context)) {
     const auto *Call = N.getNodeAs<CallExpr>("call");
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
-      if (Vocabulary::startsLoaderPass(*Member))
+      if (loaders::startsLoaderPass(*Member))
         if (const ValueDecl *Loader =
                 loaderOf(Member->getImplicitObjectArgument()))
           addUse(Call, Loader);
@@ -241,7 +241,7 @@ void LoaderFacts::collectSamplerCalls(const Stmt &Body,
   for (const BoundNodes &N :
        match(findAll(cxxMemberCallExpr().bind("call")), Body, Context)) {
     const auto *Call = N.getNodeAs<CXXMemberCallExpr>("call");
-    std::optional<bool> SetsEpoch = Vocabulary::samplerEpochCall(*Call);
+    std::optional<bool> SetsEpoch = loaders::samplerEpochCall(*Call);
     const CXXMethodDecl *Method = Call->getMethodDecl();
     if (!SetsEpoch && Method && loaders::isEpochSetter(*Method) &&
         loaders::isHomegrownDistributedSampler(*Method->getParent()))

@@ -91,7 +91,7 @@ private:
     if (llvm::is_contained(DependentLoaders, D) ||
         llvm::is_contained(HomegrownLoaders, D))
       return D;
-    const CXXRecordDecl *Sampler = Vocabulary::samplerOfLoaderType(D->getType());
+    const CXXRecordDecl *Sampler = loaders::samplerOfLoaderType(D->getType());
     return Sampler && Vocab.isShufflingSampler(*Sampler) ? D : nullptr;
   }
   /// Loaders of dependent type (`auto loader = make_data_loader(*dataset_,

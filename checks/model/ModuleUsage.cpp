@@ -50,7 +50,7 @@ const Stmt *widenToLoop(const Stmt *S, const Stmt *Body, ASTContext &Context) {
 /// constructor initialiser or an assignment gives its result to, else a
 /// field passed as the registered value.
 const FieldDecl *registeredField(const CallExpr &Call,
-                                 const Vocabulary::Registration &R,
+                                 const Registration &R,
                                  const FunctionDecl &Method,
                                  const CXXRecordDecl &Class) {
   auto OwnField = [&](const ValueDecl *D) -> const FieldDecl * {
@@ -129,9 +129,9 @@ ModuleUsage::registrations(const CXXRecordDecl &Class) {
       const auto *Call = dyn_cast<CallExpr>(E);
       if (!Call)
         return;
-      std::optional<Vocabulary::Registration> R =
-          Vocabulary::registration(*Call, Context);
-      if (!R || !isThis(Vocabulary::memberCallObject(*Call)))
+      std::optional<Registration> R =
+          registrations::registration(*Call, Context);
+      if (!R || !isThis(modules::memberCallObject(*Call)))
         return;
       const FieldDecl *F = registeredField(*Call, *R, Method, Class);
       if (!F || llvm::any_of(Members, [&](const RegisteredMember &M) {
@@ -164,7 +164,8 @@ void ModuleUsage::markFrozen(const CXXRecordDecl &Class,
     forEachCall(Method->getBody(), [&](const Expr *E) {
       const auto *Call = dyn_cast<CallExpr>(E);
       const Expr *Target =
-          Call ? Vocabulary::gradientDisabledTarget(*Call, Context) : nullptr;
+          Call ? registrations::gradientDisabledTarget(*Call, Context)
+               : nullptr;
       const FieldDecl *F = fieldReachedBy(Target, Fields, Context);
       for (RegisteredMember &M : Members)
         if (F && M.field() == F)
@@ -181,7 +182,7 @@ ModuleUsage::members(const CXXRecordDecl &Class, unsigned Depth) {
   bool HasForward = false;
   for (const CXXMethodDecl *M : Def->methods()) {
     const FunctionDecl *Body = userDefinition(*M);
-    if (!Body || !Vocabulary::isForwardMethod(*M))
+    if (!Body || !registrations::isForwardMethod(*M))
       continue;
     HasForward = true;
     const Summary &S = summary(*Body, *Def, 0);
@@ -197,11 +198,11 @@ ModuleUsage::members(const CXXRecordDecl &Class, unsigned Depth) {
   std::vector<RegisteredMember> Nested;
   for (RegisteredMember &M : Members) {
     M.Use = Forward.Uses.lookup(M.field());
-    if (M.Kind != Vocabulary::RegistrationKind::Module ||
+    if (M.Kind != RegistrationKind::Module ||
         M.Use != MemberUse::EveryPath)
       continue;
     const CXXRecordDecl *Inner =
-        Vocabulary::moduleClassOfHandle(M.field()->getType());
+        modules::moduleClassOfHandle(M.field()->getType());
     if (!Inner || Inner == Def)
       continue;
     std::optional<std::vector<RegisteredMember>> InnerMembers =
@@ -277,10 +278,10 @@ private:
   /// makes the method opaque; a user-defined one uses what its own summary
   /// says. Returns whether the call was handled.
   bool walkCallOnThis(const CallExpr &Call, const Stmt *Site) {
-    const Expr *Object = Vocabulary::memberCallObject(Call);
+    const Expr *Object = modules::memberCallObject(Call);
     if (!isThis(Object))
       return false;
-    if (Vocabulary::memberWalkReceiver(Call)) {
+    if (registrations::memberWalkReceiver(Call)) {
       Opaque = true;
       return true;
     }

@@ -41,7 +41,7 @@ struct RegisteredMember {
   /// The field, and the fields of the enclosing submodules that lead to it
   /// (outermost first, the member's own last).
   llvm::SmallVector<const FieldDecl *, 2> Chain;
-  Vocabulary::RegistrationKind Kind;
+  RegistrationKind Kind;
   /// The registration call.
   const CallExpr *Registration = nullptr;
   /// Registered without a gradient, or frozen by the class's own code.

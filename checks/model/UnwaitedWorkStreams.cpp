@@ -103,7 +103,7 @@ const VarDecl *enclosingStreamGuard(const Stmt &S, ASTContext &Context,
 const CallExpr *waitedCollective(const CallExpr &Wait,
                                  llvm::ArrayRef<const CallExpr *> Calls,
                                  const Vocabulary &Vocab, ASTContext &Context) {
-  const Expr *Waited = stripObjectWrappers(Vocabulary::waitedObject(Wait));
+  const Expr *Waited = stripObjectWrappers(collectives::waitedObject(Wait));
   // `work->wait()` and `pg.allreduce(ts)->wait()` on an intrusive_ptr.
   if (const auto *Arrow = dyn_cast_or_null<CXXOperatorCallExpr>(Waited))
     if (Arrow->getOperator() == OO_Arrow)
@@ -117,7 +117,7 @@ const CallExpr *waitedCollective(const CallExpr &Wait,
   for (const CallExpr *Call : Calls) {
     if (Call->getBeginLoc() >= Wait.getBeginLoc() ||
         !Vocab.classifyCollective(*Call) ||
-        !Vocabulary::isWorkType(Call->getType()))
+        !collectives::isWorkType(Call->getType()))
       continue;
     const Stmt *Up = parentStmtAcrossDecls(*Call, Context);
     for (unsigned Depth = 0; Up && Depth < 6;
@@ -193,7 +193,7 @@ std::vector<StreamRace> sideStreamWaits(const Stmt &Body,
   };
   std::vector<GuardedWait> GuardedWaits;
   for (const CallExpr *Call : Calls) {
-    if (!Vocabulary::isWaitCall(*Call) || !isa<CXXMemberCallExpr>(Call))
+    if (!collectives::isWaitCall(*Call) || !isa<CXXMemberCallExpr>(Call))
       continue;
     const CompoundStmt *Scope = nullptr;
     if (const VarDecl *Guard = enclosingStreamGuard(*Call, Context, Scope))

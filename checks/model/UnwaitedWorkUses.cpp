@@ -40,10 +40,10 @@ void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
   if (!S)
     return;
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    if (Vocabulary::isGradAccess(*Call)) {
+    if (training::isGradAccess(*Call)) {
       Out.Gradients = true;
       if (const ValueDecl *Of = handleDecl(
-              Vocabulary::memberCallObject(*Call)))
+              modules::memberCallObject(*Call)))
         if (const auto *Var = dyn_cast<VarDecl>(Of))
           Out.GradientsOf.insert(Var);
       return;
@@ -52,16 +52,16 @@ void collectTensors(const Stmt *S, ReducedTensors &Out, unsigned Depth) {
     // gradients (`auto grads = gradients(model);`).
     const FunctionDecl *Callee = Call->getDirectCallee();
     const FunctionDecl *Def = Callee ? userDefinition(*Callee) : nullptr;
-    if (Def && Vocabulary::isTensorType(Def->getReturnType()) &&
+    if (Def && tensors::isTensorType(Def->getReturnType()) &&
         containsWhere(Def->getBody(), [](const Stmt *Inner) {
           const auto *Access = dyn_cast<CallExpr>(Inner);
-          return Access && Vocabulary::isGradAccess(*Access);
+          return Access && training::isGradAccess(*Access);
         }))
       Out.Gradients = true;
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-    if (Var && Vocabulary::isTensorType(Var->getType()) &&
+    if (Var && tensors::isTensorType(Var->getType()) &&
         Out.Variables.insert(Var).second && Depth < 2 &&
         Var->hasLocalStorage() && Var->hasInit())
       collectTensors(Var->getInit(), Out, Depth + 1);
@@ -85,13 +85,13 @@ bool touchesModel(const ReducedTensors &Tensors, const Stmt &Body,
     return true;
   auto IsModelValue = [&](const Stmt *S) {
     if (const auto *Call = dyn_cast<CallExpr>(S))
-      return Vocabulary::isGradAccess(*Call) ||
-             Vocabulary::parameterCollection(*Call).has_value();
+      return training::isGradAccess(*Call) ||
+             training::parameterCollection(*Call).has_value();
     if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
       if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
         for (const DynTypedNode &Parent : Context.getParents(*Var))
           if (const auto *For = Parent.get<CXXForRangeStmt>())
-            return Vocabulary::parameterLoopVariable(*For) == Var;
+            return training::parameterLoopVariable(*For) == Var;
     return false;
   };
   std::function<bool(const Stmt *)> HasModelValue = [&](const Stmt *S) {

@@ -22,7 +22,7 @@ const ValueDecl *moduleNamedIn(const Expr *E, const Vocabulary &Vocab) {
     explicit Finder(const Vocabulary &Vocab) : Vocab(Vocab) {}
     bool visit(const Expr *E) {
       const ValueDecl *D = referencedDecl(E);
-      if (D && Vocabulary::moduleClassOfHandle(D->getType()) &&
+      if (D && modules::moduleClassOfHandle(D->getType()) &&
           !Vocab.wrapperClassOfHandle(D->getType())) {
         Found = D;
         return false;
@@ -87,7 +87,7 @@ void WrapperLife::addConstructorBuiltWraps(const CXXRecordDecl &Class) {
       for (const CXXCtorInitializer *Other : Ctor->inits())
         if (Other->getMember() && Other->isWritten() && Module &&
             handleDecl(Other->getInit()) == Module &&
-            Vocabulary::moduleClassOfHandle(Other->getMember()->getType()))
+            modules::moduleClassOfHandle(Other->getMember()->getType()))
           CopyOf[Other->getMember()] = Module;
       Wraps.push_back({Field, Module, nullptr, Init->getSourceLocation()});
     }
@@ -102,7 +102,7 @@ void WrapperLife::addDeclaredWraps(const Stmt &Body) {
     const auto *D = N.getNodeAs<DeclStmt>("d");
     if (isWrapperType(V->getType())) {
       addWrap(V, V->getInit(), D, V->getLocation());
-    } else if (Vocabulary::moduleClassOfHandle(V->getType())) {
+    } else if (modules::moduleClassOfHandle(V->getType())) {
       // `auto alias = model;`, `NetImpl &ref = *model;`,
       // `Net &inner = ddp->module();`
       if (const Expr *Base = Vocab.innerModuleAccessBase(V->getInit()))
@@ -149,7 +149,7 @@ void WrapperLife::addResetWraps(const Stmt &Body) {
     const Expr *Object = R->getImplicitObjectArgument()->IgnoreImpCasts();
     const ValueDecl *Target = referencedDecl(Object);
     if (!Target || !isWrapperType(Target->getType()) ||
-        !Vocabulary::isPointerLikeHandle(Target->getType()))
+        !modules::isPointerLikeHandle(Target->getType()))
       continue;
     Rebuilds[Target].push_back(R);
     // `reset()` fills in a default null argument: that empties the pointer

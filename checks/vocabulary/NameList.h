@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DDPLINT_CHECKS_UTILS_NAMELIST_H
-#define DDPLINT_CHECKS_UTILS_NAMELIST_H
+#ifndef DDPLINT_CHECKS_VOCABULARY_NAMELIST_H
+#define DDPLINT_CHECKS_VOCABULARY_NAMELIST_H
 
 #include "clang/AST/Decl.h"
 #include "llvm/ADT/StringRef.h"
@@ -46,4 +46,4 @@ private:
 
 } // namespace clang::tidy::ddp
 
-#endif // DDPLINT_CHECKS_UTILS_NAMELIST_H
+#endif // DDPLINT_CHECKS_VOCABULARY_NAMELIST_H

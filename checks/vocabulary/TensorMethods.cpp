@@ -62,7 +62,7 @@ bool isBackwardPass(const FunctionDecl &Callee) {
   if (identifierName(&Callee) != "backward")
     return false;
   if (const auto *Method = dyn_cast<CXXMethodDecl>(&Callee))
-    return Vocabulary::isTensorClass(*Method->getParent());
+    return tensors::isTensorClass(*Method->getParent());
   return Callee.getQualifiedNameAsString() == "torch::autograd::backward";
 }
 

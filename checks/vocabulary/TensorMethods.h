@@ -6,7 +6,8 @@
 // module's tensor collections, a gradient's accessors, the calls that ask
 // whether a tensor exists. The analyses ask these instead of spelling
 // LibTorch's names; each answer is a name test only, so its caller decides
-// what the object is.
+// what the object is. Last, the tests by type: a tensor, a tensor class, a
+// container of tensors, a shape query.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,8 @@
 #define DDPLINT_CHECKS_VOCABULARY_TENSORMETHODS_H
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace clang::tidy::ddp::tensors {
@@ -70,6 +73,21 @@ bool isObjectFactory(llvm::StringRef Function);
 /// LibTorch's devices and tensor options and every c10d type (by qualified
 /// name): values the same on every rank or the rank's own communicator.
 bool isDeviceOptionsOrC10dType(llvm::StringRef QualifiedName);
+
+// Tensors by type (VocabularyModules.cpp).
+
+/// One `at::Tensor` (also behind a reference), not a container of them.
+bool isTensor(QualType T);
+
+/// `at::Tensor` / `at::TensorBase` (and so `torch::Tensor`).
+bool isTensorClass(const CXXRecordDecl &RD);
+
+/// A call of a tensor method that reports its shape: `numel()`,
+/// `size(d)`, `sizes()`, `dim()`.
+bool isTensorShapeQuery(const CallExpr &Call);
+
+/// A tensor (`at::Tensor`, `at::TensorBase`), or a container of them.
+bool isTensorType(QualType T);
 
 } // namespace clang::tidy::ddp::tensors
 

@@ -1,6 +1,6 @@
 //===--- Vocabulary.cpp - the vocabulary's options and shared helpers -----===//
 //
-// The shared options and how they are read, and the small AST helpers
+// Every concern's options and how they are read, and the small AST helpers
 // every vocabulary file and check uses. The classifiers live by concern in
 // Vocabulary<Concern>.cpp.
 //
@@ -165,14 +165,41 @@ const CXXRecordDecl *pointeeRecord(QualType T) {
 // Options
 //===----------------------------------------------------------------------===//
 
-Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
+WrapperVocabulary::WrapperVocabulary(ClangTidyCheck::OptionsView &Options)
     : WrapperTypes(Options.getLocalOrGlobal("WrapperTypes",
                                             DefaultWrapperTypes)),
       InnerModuleAccessors(Options.getLocalOrGlobal(
-          "InnerModuleAccessors", DefaultInnerModuleAccessors)),
-      CollectiveFunctionsSpec(
-          Options.getLocalOrGlobal("CollectiveFunctions", "").str()),
-      RankFunctionsSpec(
+          "InnerModuleAccessors", DefaultInnerModuleAccessors)) {}
+
+void WrapperVocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
+                                     ClangTidyOptions::OptionMap &Opts) const {
+  Options.store(Opts, "WrapperTypes", WrapperTypes.spec());
+  Options.store(Opts, "InnerModuleAccessors", InnerModuleAccessors.spec());
+}
+
+CollectiveVocabulary::CollectiveVocabulary(
+    ClangTidyCheck::OptionsView &Options)
+    : CollectiveFunctionsSpec(
+          Options.getLocalOrGlobal("CollectiveFunctions", "").str()) {
+  // `name[=kind]`: kind defaults to allreduce (a framework's `sum`).
+  for (llvm::StringRef Entry : splitList(CollectiveFunctionsSpec)) {
+    auto [Name, KindName] = Entry.split('=');
+    std::optional<CollectiveKind> Kind = KindName.empty()
+                                             ? CollectiveKind::AllReduce
+                                             : parseKind(KindName.trim());
+    if (Kind)
+      ConfiguredCollectives.push_back({NameList(Name.trim()), *Kind});
+  }
+}
+
+void CollectiveVocabulary::storeOptions(
+    ClangTidyCheck::OptionsView &Options,
+    ClangTidyOptions::OptionMap &Opts) const {
+  Options.store(Opts, "CollectiveFunctions", CollectiveFunctionsSpec);
+}
+
+RankVocabulary::RankVocabulary(ClangTidyCheck::OptionsView &Options)
+    : RankFunctionsSpec(
           Options.getLocalOrGlobal("RankFunctions", DefaultRankFunctions)
               .str()),
       RankEnvironmentVariablesSpec(
@@ -189,23 +216,7 @@ Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
           Options
               .getLocalOrGlobal("WorldSizeEnvironmentVariables",
                                 DefaultWorldSizeEnvironmentVariables)
-              .str()),
-      OptimizerTypes(
-          Options.getLocalOrGlobal("OptimizerTypes", DefaultOptimizerTypes)),
-      GradientSyncFunctions(Options.getLocalOrGlobal(
-          "GradientSyncFunctions", DefaultGradientSyncFunctions)),
-      ShufflingSamplers(Options.getLocalOrGlobal("ShufflingSamplers",
-                                                 DefaultShufflingSamplers)),
-      DistributedInitFunctions(Options.getLocalOrGlobal(
-          "DistributedInitFunctions", DefaultDistributedInitFunctions)) {
-  // `name[=kind]`: kind defaults to allreduce (a framework's `sum`).
-  for (llvm::StringRef Entry : splitList(CollectiveFunctionsSpec)) {
-    auto [Name, KindName] = Entry.split('=');
-    std::optional<CollectiveKind> Kind =
-        KindName.empty() ? CollectiveKind::AllReduce : parseKind(KindName.trim());
-    if (Kind)
-      ConfiguredCollectives.push_back({NameList(Name.trim()), *Kind});
-  }
+              .str()) {
   RankFunctions = parseQueryFunctions<QueryFunction>(RankFunctionsSpec);
   RankEnvironmentVariables = parseStrings(RankEnvironmentVariablesSpec);
   WorldSizeFunctions = parseQueryFunctions<QueryFunction>(WorldSizeFunctionsSpec);
@@ -213,11 +224,8 @@ Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
       parseStrings(WorldSizeEnvironmentVariablesSpec);
 }
 
-void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
-                              ClangTidyOptions::OptionMap &Opts) const {
-  Options.store(Opts, "WrapperTypes", WrapperTypes.spec());
-  Options.store(Opts, "InnerModuleAccessors", InnerModuleAccessors.spec());
-  Options.store(Opts, "CollectiveFunctions", CollectiveFunctionsSpec);
+void RankVocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
+                                  ClangTidyOptions::OptionMap &Opts) const {
   Options.store(Opts, "RankFunctions", RankFunctionsSpec);
   Options.store(Opts, "RankEnvironmentVariables",
                 RankEnvironmentVariablesSpec);
@@ -225,11 +233,54 @@ void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
   Options.store(Opts, "WorldSizeFunctions", WorldSizeFunctionsSpec);
   Options.store(Opts, "WorldSizeEnvironmentVariables",
                 WorldSizeEnvironmentVariablesSpec);
+}
+
+TrainingVocabulary::TrainingVocabulary(ClangTidyCheck::OptionsView &Options)
+    : OptimizerTypes(
+          Options.getLocalOrGlobal("OptimizerTypes", DefaultOptimizerTypes)),
+      GradientSyncFunctions(Options.getLocalOrGlobal(
+          "GradientSyncFunctions", DefaultGradientSyncFunctions)) {}
+
+void TrainingVocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
+                                      ClangTidyOptions::OptionMap &Opts) const {
   Options.store(Opts, "OptimizerTypes", OptimizerTypes.spec());
   Options.store(Opts, "GradientSyncFunctions", GradientSyncFunctions.spec());
+}
+
+LoaderVocabulary::LoaderVocabulary(ClangTidyCheck::OptionsView &Options)
+    : ShufflingSamplers(Options.getLocalOrGlobal("ShufflingSamplers",
+                                                 DefaultShufflingSamplers)) {}
+
+void LoaderVocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
+                                    ClangTidyOptions::OptionMap &Opts) const {
   Options.store(Opts, "ShufflingSamplers", ShufflingSamplers.spec());
+}
+
+DistributedVocabulary::DistributedVocabulary(
+    ClangTidyCheck::OptionsView &Options)
+    : DistributedInitFunctions(Options.getLocalOrGlobal(
+          "DistributedInitFunctions", DefaultDistributedInitFunctions)) {}
+
+void DistributedVocabulary::storeOptions(
+    ClangTidyCheck::OptionsView &Options,
+    ClangTidyOptions::OptionMap &Opts) const {
   Options.store(Opts, "DistributedInitFunctions",
                 DistributedInitFunctions.spec());
+}
+
+Vocabulary::Vocabulary(ClangTidyCheck::OptionsView &Options)
+    : WrapperVocabulary(Options), CollectiveVocabulary(Options),
+      RankVocabulary(Options), TrainingVocabulary(Options),
+      LoaderVocabulary(Options), DistributedVocabulary(Options) {}
+
+void Vocabulary::storeOptions(ClangTidyCheck::OptionsView &Options,
+                              ClangTidyOptions::OptionMap &Opts) const {
+  WrapperVocabulary::storeOptions(Options, Opts);
+  CollectiveVocabulary::storeOptions(Options, Opts);
+  RankVocabulary::storeOptions(Options, Opts);
+  TrainingVocabulary::storeOptions(Options, Opts);
+  LoaderVocabulary::storeOptions(Options, Opts);
+  DistributedVocabulary::storeOptions(Options, Opts);
 }
 
 //===----------------------------------------------------------------------===//

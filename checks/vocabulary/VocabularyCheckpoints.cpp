@@ -164,7 +164,7 @@ std::optional<bool> fopenModeWrites(const Expr *Mode) {
 
 } // namespace
 
-std::optional<FileAccess> Vocabulary::fileAccess(const Expr &E) {
+std::optional<FileAccess> checkpoints::fileAccess(const Expr &E) {
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E)) {
     std::optional<bool> Writes =
         fileStreamWrites(Construct->getConstructor()->getParent());
@@ -191,22 +191,22 @@ std::optional<FileAccess> Vocabulary::fileAccess(const Expr &E) {
   return std::nullopt;
 }
 
-const Expr *Vocabulary::checkpointSavePath(const CallExpr &Call) {
+const Expr *checkpoints::checkpointSavePath(const CallExpr &Call) {
   if (isSerializeCall(Call, "torch::save"))
     return pathArgument(Call);
   return outOfSightCheckpointPath(Call, /*Saves=*/true);
 }
 
-const Expr *Vocabulary::checkpointLoadPath(const CallExpr &Call) {
+const Expr *checkpoints::checkpointLoadPath(const CallExpr &Call) {
   if (isSerializeCall(Call, "torch::load"))
     return pathArgument(Call);
   return outOfSightCheckpointPath(Call, /*Saves=*/false);
 }
 
-std::optional<Vocabulary::FixedDevice>
-Vocabulary::checkpointLoadDevice(const CallExpr &Call) {
-  if (!isSerializeCall(Call, "torch::load") || !checkpointLoadPath(Call) ||
-      Call.getNumArgs() < 3)
+std::optional<FixedDevice>
+checkpoints::checkpointLoadDevice(const CallExpr &Call) {
+  if (!isSerializeCall(Call, "torch::load") ||
+      !checkpoints::checkpointLoadPath(Call) || Call.getNumArgs() < 3)
     return std::nullopt;
   const Expr *Arg = Call.getArg(2);
   const CXXConstructExpr *Device = deviceConstruction(Arg);

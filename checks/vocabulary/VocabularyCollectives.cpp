@@ -116,7 +116,7 @@ bool isWorkClass(const CXXRecordDecl &RD) {
 std::optional<CollectiveKind> namedCollective(const FunctionDecl &FD) {
   if (FD.isDefined())
     return std::nullopt;
-  return Vocabulary::collectiveKindOfName(FD);
+  return collectives::collectiveKindOfName(FD);
 }
 
 } // namespace
@@ -127,7 +127,7 @@ bool isGlobalCFunction(const FunctionDecl &FD) {
 }
 
 std::optional<CollectiveKind>
-Vocabulary::collectiveKindOfName(const FunctionDecl &FD) {
+collectives::collectiveKindOfName(const FunctionDecl &FD) {
   if (!FD.getDeclName().isIdentifier() ||
       FD.getASTContext().getSourceManager().isInSystemHeader(
           FD.getLocation()) ||
@@ -200,18 +200,18 @@ llvm::StringRef collectiveApiName(CollectiveApi A) {
 // Collectives and process groups
 //===----------------------------------------------------------------------===//
 
-bool Vocabulary::isProcessGroupClass(const CXXRecordDecl &RD) {
+bool collectives::isProcessGroupClass(const CXXRecordDecl &RD) {
   return isSameOrDerivedFrom(RD, "c10d::ProcessGroup") ||
          isSameOrDerivedFrom(RD, "c10d::Backend");
 }
 
-const CXXRecordDecl *Vocabulary::processGroupOfHandle(QualType T) {
+const CXXRecordDecl *collectives::processGroupOfHandle(QualType T) {
   const CXXRecordDecl *RD = pointeeRecord(T);
-  return RD && isProcessGroupClass(*RD) ? RD : nullptr;
+  return RD && collectives::isProcessGroupClass(*RD) ? RD : nullptr;
 }
 
 std::optional<CollectiveInfo>
-Vocabulary::classifyCollective(const CallExpr &Call) const {
+CollectiveVocabulary::classifyCollective(const CallExpr &Call) const {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier())
     return std::nullopt;
@@ -224,7 +224,7 @@ Vocabulary::classifyCollective(const CallExpr &Call) const {
     return CollectiveInfo{*Kind, CollectiveApi::Named, false};
 
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
-    if (isProcessGroupClass(*MD->getParent()))
+    if (collectives::isProcessGroupClass(*MD->getParent()))
       if (const NamedCollective *C = lookup(C10dCollectives, Name))
         return CollectiveInfo{C->Kind, CollectiveApi::C10d, C->Asynchronous};
     if (qualifiedName(*MD->getParent()) == "boost::mpi::communicator" &&
@@ -251,7 +251,7 @@ Vocabulary::classifyCollective(const CallExpr &Call) const {
 }
 
 std::optional<CollectiveInfo>
-Vocabulary::classifyUnresolvedCollective(const CallExpr &Call,
+collectives::classifyUnresolvedCollective(const CallExpr &Call,
                                          const FunctionDecl *&Callee) {
   const auto *Lookup =
       dyn_cast_or_null<UnresolvedLookupExpr>(Call.getCallee()->IgnoreImpCasts());
@@ -295,10 +295,10 @@ Vocabulary::classifyUnresolvedCollective(const CallExpr &Call,
   return std::nullopt;
 }
 
-bool Vocabulary::isCommunicatorType(QualType T) {
+bool collectives::isCommunicatorType(QualType T) {
   if (T.isNull())
     return false;
-  if (processGroupOfHandle(T))
+  if (collectives::processGroupOfHandle(T))
     return true;
   T = T.getNonReferenceType();
   for (unsigned Depth = 0; Depth < 8; ++Depth) {
@@ -318,7 +318,7 @@ bool Vocabulary::isCommunicatorType(QualType T) {
 // Pending work and coalescing
 //===----------------------------------------------------------------------===//
 
-bool Vocabulary::isWorkType(QualType T) {
+bool collectives::isWorkType(QualType T) {
   if (T.isNull())
     return false;
   T = T.getNonReferenceType();
@@ -329,7 +329,7 @@ bool Vocabulary::isWorkType(QualType T) {
   return RD && isWorkClass(*RD);
 }
 
-bool Vocabulary::isWaitCall(const CallExpr &Call) {
+bool collectives::isWaitCall(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier())
     return false;
@@ -391,13 +391,13 @@ bool sdk::neverReturns(const CallExpr &Call) {
          (FD->getName() == "MPI_Abort" || FD->getName() == "PMPI_Abort");
 }
 
-std::optional<bool> Vocabulary::coalescingBracket(const CallExpr &Call) {
+std::optional<bool> collectives::coalescingBracket(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier())
     return std::nullopt;
   llvm::StringRef Name = FD->getName();
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
-    if (!isProcessGroupClass(*MD->getParent()))
+    if (!collectives::isProcessGroupClass(*MD->getParent()))
       return std::nullopt;
     if (Name == "startCoalescing")
       return true;
@@ -414,8 +414,8 @@ std::optional<bool> Vocabulary::coalescingBracket(const CallExpr &Call) {
   return std::nullopt;
 }
 
-const Expr *Vocabulary::waitedObject(const CallExpr &Call) {
-  if (!isWaitCall(Call))
+const Expr *collectives::waitedObject(const CallExpr &Call) {
+  if (!collectives::isWaitCall(Call))
     return nullptr;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
     return Member->getImplicitObjectArgument();
@@ -424,7 +424,7 @@ const Expr *Vocabulary::waitedObject(const CallExpr &Call) {
   return Index < Call.getNumArgs() ? Call.getArg(Index) : nullptr;
 }
 
-const Expr *Vocabulary::requestArgument(const CallExpr &Call) const {
+const Expr *CollectiveVocabulary::requestArgument(const CallExpr &Call) const {
   std::optional<CollectiveInfo> C = classifyCollective(Call);
   if (!C || C->Api != CollectiveApi::Mpi || !C->Asynchronous ||
       Call.getNumArgs() == 0)

@@ -17,7 +17,7 @@
 
 namespace clang::tidy::ddp {
 
-bool Vocabulary::keepsObjectData(llvm::StringRef Method) {
+bool flow::keepsObjectData(llvm::StringRef Method) {
   return llvm::StringSwitch<bool>(Method)
       .Cases("data", "detach", "detach_", "view", "view_as", "reshape",
              "reshape_as", "flatten", "contiguous", true)
@@ -33,7 +33,7 @@ bool Vocabulary::keepsObjectData(llvm::StringRef Method) {
       .Default(false);
 }
 
-bool Vocabulary::sharesObjectStorage(llvm::StringRef Method) {
+bool flow::sharesObjectStorage(llvm::StringRef Method) {
   return llvm::StringSwitch<bool>(Method)
       .Cases("data", "detach", "view", "view_as", "narrow", "slice", true)
       .Cases("select", "squeeze", "unsqueeze", "as_strided", "expand", true)
@@ -41,18 +41,18 @@ bool Vocabulary::sharesObjectStorage(llvm::StringRef Method) {
       .Default(false);
 }
 
-bool Vocabulary::isTensorCopyMethod(llvm::StringRef Method) {
+bool flow::isTensorCopyMethod(llvm::StringRef Method) {
   return Method == "clone";
 }
 
-bool Vocabulary::copiesIntoNewTensor(llvm::StringRef Function) {
+bool flow::copiesIntoNewTensor(llvm::StringRef Function) {
   return llvm::StringSwitch<bool>(Function)
       .Cases("cat", "concat", "concatenate", "stack", true)
       .Default(false);
 }
 
-bool Vocabulary::combinesArgumentData(llvm::StringRef Function) {
-  if (copiesIntoNewTensor(Function))
+bool flow::combinesArgumentData(llvm::StringRef Function) {
+  if (flow::copiesIntoNewTensor(Function))
     return true;
   return llvm::StringSwitch<bool>(Function)
       .Case("flatten", true)
@@ -63,27 +63,27 @@ bool Vocabulary::combinesArgumentData(llvm::StringRef Function) {
       .Default(false);
 }
 
-bool Vocabulary::storesIntoObject(llvm::StringRef Method) {
+bool flow::storesIntoObject(llvm::StringRef Method) {
   return llvm::StringSwitch<bool>(Method)
       .Cases("push_back", "emplace_back", "insert", "emplace", "assign", true)
       .Cases("copy_", "set_", "index_put_", "append", true)
       .Default(false);
 }
 
-bool Vocabulary::updatesInPlace(llvm::StringRef Method) {
+bool flow::updatesInPlace(llvm::StringRef Method) {
   return llvm::StringSwitch<bool>(Method)
       .Cases("add_", "sub_", "addcdiv_", "addcmul_", "copy_", "set_", true)
       .Default(false);
 }
 
-bool Vocabulary::copiesIntoTensor(const CXXMemberCallExpr &Call) {
+bool flow::copiesIntoTensor(const CXXMemberCallExpr &Call) {
   const CXXMethodDecl *MD = Call.getMethodDecl();
   llvm::StringRef Name = identifierName(MD);
   return (Name == "copy_" || Name == "set_data" || Name == "set_") &&
          identifierName(MD->getParent()).contains("Tensor");
 }
 
-std::optional<TensorScaling> Vocabulary::tensorScaling(llvm::StringRef Name) {
+std::optional<TensorScaling> flow::tensorScaling(llvm::StringRef Name) {
   return llvm::StringSwitch<std::optional<TensorScaling>>(Name)
       .Cases("div", "div_", "divide", "divide_", "true_divide",
              "true_divide_", TensorScaling::Division)
@@ -93,16 +93,16 @@ std::optional<TensorScaling> Vocabulary::tensorScaling(llvm::StringRef Name) {
       .Default(std::nullopt);
 }
 
-bool Vocabulary::isInPlaceMethodName(llvm::StringRef Method) {
+bool flow::isInPlaceMethodName(llvm::StringRef Method) {
   return Method.endswith("_");
 }
 
-bool Vocabulary::isTensorOfNumbers(llvm::StringRef Function) {
+bool flow::isTensorOfNumbers(llvm::StringRef Function) {
   return Function == "tensor" || Function == "scalar_tensor" ||
          Function == "full";
 }
 
-bool Vocabulary::isCollectiveBufferType(QualType T) {
+bool flow::isCollectiveBufferType(QualType T) {
   T = T.getNonReferenceType();
   if (T->isPointerType())
     return true;
@@ -114,7 +114,7 @@ bool Vocabulary::isCollectiveBufferType(QualType T) {
          Name == "c10::ArrayRef" || Name == "boost::mpi::inplace_t";
 }
 
-std::optional<Vocabulary::RawCopy> Vocabulary::rawDataCopy(const CallExpr &Call) {
+std::optional<RawCopy> flow::rawDataCopy(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || Call.getNumArgs() < 2)
     return std::nullopt;
@@ -126,11 +126,11 @@ std::optional<Vocabulary::RawCopy> Vocabulary::rawDataCopy(const CallExpr &Call)
   return std::nullopt;
 }
 
-bool Vocabulary::returnsGradients(const FunctionDecl &FD) {
+bool flow::returnsGradients(const FunctionDecl &FD) {
   return qualifiedName(FD) == "torch::autograd::grad";
 }
 
-bool Vocabulary::namesGradientStorage(llvm::StringRef Name) {
+bool flow::namesGradientStorage(llvm::StringRef Name) {
   llvm::SmallVector<std::string, 4> Words = identifierWords(Name);
   auto IsGradientWord = [](llvm::StringRef W) {
     // Not a school's grades, nor a gradual warm-up.
@@ -159,7 +159,7 @@ bool Vocabulary::namesGradientStorage(llvm::StringRef Name) {
       .Default(false);
 }
 
-bool Vocabulary::isLibraryFunction(const FunctionDecl &FD) {
+bool flow::isLibraryFunction(const FunctionDecl &FD) {
   const NamespaceDecl *Outermost = nullptr;
   for (const DeclContext *DC = FD.getDeclContext(); DC; DC = DC->getParent())
     if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
@@ -170,7 +170,7 @@ bool Vocabulary::isLibraryFunction(const FunctionDecl &FD) {
                           .Default(false);
 }
 
-bool Vocabulary::isNumberType(QualType T) {
+bool flow::isNumberType(QualType T) {
   T = T.getNonReferenceType();
   if (T->isArithmeticType() || T->isEnumeralType())
     return true;

@@ -18,25 +18,25 @@ namespace clang::tidy::ddp {
 // Samplers and data loaders
 //===----------------------------------------------------------------------===//
 
-bool Vocabulary::isDistributedSampler(const CXXRecordDecl &RD) {
+bool loaders::isDistributedSampler(const CXXRecordDecl &RD) {
   return isSameOrDerivedFrom(RD, "torch::data::samplers::DistributedSampler");
 }
 
-bool Vocabulary::isShufflingSampler(const CXXRecordDecl &RD) const {
+bool LoaderVocabulary::isShufflingSampler(const CXXRecordDecl &RD) const {
   return matchesSelfOrBase(ShufflingSamplers, RD);
 }
 
-bool Vocabulary::isDataLoaderClass(const CXXRecordDecl &RD) {
+bool loaders::isDataLoaderClass(const CXXRecordDecl &RD) {
   return isSameOrDerivedFrom(RD, "torch::data::DataLoaderBase");
 }
 
-const CXXRecordDecl *Vocabulary::dataLoaderOfHandle(QualType T) {
+const CXXRecordDecl *loaders::dataLoaderOfHandle(QualType T) {
   const CXXRecordDecl *RD = pointeeRecord(T);
-  return RD && isDataLoaderClass(*RD) ? RD : nullptr;
+  return RD && loaders::isDataLoaderClass(*RD) ? RD : nullptr;
 }
 
-bool Vocabulary::isLoaderRange(const Expr &Range) {
-  if (dataLoaderOfHandle(Range.getType()))
+bool loaders::isLoaderRange(const Expr &Range) {
+  if (loaders::dataLoaderOfHandle(Range.getType()))
     return true;
   // In a template nothing instantiates (`template <class Loader> void
   // train(Loader &loader)`) the type says nothing: the name does.
@@ -52,7 +52,7 @@ bool Vocabulary::isLoaderRange(const Expr &Range) {
   return D && nameContainsAny(identifierName(D), {"loader"});
 }
 
-bool Vocabulary::isDataLoaderFactory(const FunctionDecl &FD) {
+bool loaders::isDataLoaderFactory(const FunctionDecl &FD) {
   return FD.getDeclName().isIdentifier() && FD.getName() == "make_data_loader" &&
          qualifiedName(FD) == "torch::data::make_data_loader";
 }
@@ -62,7 +62,7 @@ namespace {
 /// written in the template (the sampler-taking overload has three).
 unsigned factoryArity(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
-  if (!FD || !Vocabulary::isDataLoaderFactory(*FD))
+  if (!FD || !loaders::isDataLoaderFactory(*FD))
     return 0;
   if (const FunctionTemplateDecl *Primary = FD->getPrimaryTemplate())
     return Primary->getTemplatedDecl()->getNumParams();
@@ -70,23 +70,24 @@ unsigned factoryArity(const CallExpr &Call) {
 }
 } // namespace
 
-bool Vocabulary::isUnresolvedDataLoaderFactory(const CallExpr &Call) {
+bool loaders::isUnresolvedDataLoaderFactory(const CallExpr &Call) {
   const auto *Lookup =
       dyn_cast<UnresolvedLookupExpr>(Call.getCallee()->IgnoreImpCasts());
   return Lookup && !Lookup->decls().empty() &&
          llvm::all_of(Lookup->decls(), [](const NamedDecl *D) {
            const auto *Template =
                dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl());
-           return Template && isDataLoaderFactory(*Template->getTemplatedDecl());
+           return Template &&
+                  loaders::isDataLoaderFactory(*Template->getTemplatedDecl());
          });
 }
 
-const Expr *Vocabulary::copiedSamplerArgument(const CallExpr &Call) {
+const Expr *loaders::copiedSamplerArgument(const CallExpr &Call) {
   if (factoryArity(Call) == 3 && Call.getNumArgs() >= 2)
     return Call.getArg(1);
   // Left unresolved by a dependent dataset: the overload that takes a
   // sampler object, when the second argument is one.
-  if (!isUnresolvedDataLoaderFactory(Call) || Call.getNumArgs() < 2)
+  if (!loaders::isUnresolvedDataLoaderFactory(Call) || Call.getNumArgs() < 2)
     return nullptr;
   const CXXRecordDecl *Second = pointeeRecord(Call.getArg(1)->getType());
   return Second && isSameOrDerivedFrom(*Second, "torch::data::samplers::Sampler")
@@ -94,7 +95,7 @@ const Expr *Vocabulary::copiedSamplerArgument(const CallExpr &Call) {
              : nullptr;
 }
 
-const CXXRecordDecl *Vocabulary::defaultConstructedSampler(const CallExpr &Call) {
+const CXXRecordDecl *loaders::defaultConstructedSampler(const CallExpr &Call) {
   if (factoryArity(Call) != 2)
     return nullptr;
   const TemplateArgumentList *Args =
@@ -107,22 +108,22 @@ const CXXRecordDecl *Vocabulary::defaultConstructedSampler(const CallExpr &Call)
              : nullptr;
 }
 
-const CXXRecordDecl *Vocabulary::samplerOfLoaderType(QualType T) {
+const CXXRecordDecl *loaders::samplerOfLoaderType(QualType T) {
   const CXXRecordDecl *RD = pointeeRecord(T);
   const auto *Loader =
       findSpecialization(RD, "torch::data::StatelessDataLoader");
   return Loader ? templateArgumentRecord(*Loader, 1) : nullptr;
 }
 
-bool Vocabulary::startsLoaderPass(const CXXMemberCallExpr &Call) {
+bool loaders::startsLoaderPass(const CXXMemberCallExpr &Call) {
   return identifierName(Call.getMethodDecl()) == "begin";
 }
 
-std::optional<bool> Vocabulary::samplerEpochCall(const CXXMemberCallExpr &Call) {
+std::optional<bool> loaders::samplerEpochCall(const CXXMemberCallExpr &Call) {
   const CXXMethodDecl *MD = Call.getMethodDecl();
   llvm::StringRef Name = identifierName(MD);
   if ((Name != "set_epoch" && Name != "reset") ||
-      !isDistributedSampler(*MD->getParent()))
+      !loaders::isDistributedSampler(*MD->getParent()))
     return std::nullopt;
   return Name == "set_epoch";
 }

@@ -33,15 +33,17 @@ void allStatements(const Stmt *S, llvm::SmallVectorImpl<const Stmt *> &Out) {
 bool Vocabulary::isDistributedType(QualType T) const {
   if (T.isNull() || T->isDependentType())
     return false;
-  if (isCommunicatorType(T) || wrapperClassOfHandle(T))
+  if (collectives::isCommunicatorType(T) || wrapperClassOfHandle(T))
     return true;
-  if (const CXXRecordDecl *RD = pointeeRecord(T); RD && isDistributedSampler(*RD))
+  if (const CXXRecordDecl *RD = pointeeRecord(T);
+      RD && loaders::isDistributedSampler(*RD))
     return true;
-  const CXXRecordDecl *Sampler = samplerOfLoaderType(T);
-  return Sampler && isDistributedSampler(*Sampler);
+  const CXXRecordDecl *Sampler = loaders::samplerOfLoaderType(T);
+  return Sampler && loaders::isDistributedSampler(*Sampler);
 }
 
-bool Vocabulary::isDistributedRuntimeInit(const FunctionDecl &FD) const {
+bool DistributedVocabulary::isDistributedRuntimeInit(
+    const FunctionDecl &FD) const {
   return DistributedInitFunctions.matches(FD);
 }
 

@@ -3,7 +3,7 @@
 // Small helpers the Vocabulary<Concern>.cpp files share: class names and
 // hierarchies, template arguments, and calls left dependent in templates.
 // Only the vocabulary's own files include this header; checks ask the
-// Vocabulary class instead.
+// concern headers instead.
 //
 //===----------------------------------------------------------------------===//
 

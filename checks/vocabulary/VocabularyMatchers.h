@@ -28,11 +28,11 @@ AST_MATCHER_P(CallExpr, isForwardPass, const Vocabulary *, Vocab) {
   return Vocab->forwardReceiver(Node) != nullptr;
 }
 AST_MATCHER(CallExpr, isParameterCollection) {
-  return Vocabulary::parameterCollection(Node).has_value();
+  return training::parameterCollection(Node).has_value();
 }
-AST_MATCHER(CallExpr, isGradAccess) { return Vocabulary::isGradAccess(Node); }
+AST_MATCHER(CallExpr, isGradAccess) { return training::isGradAccess(Node); }
 AST_MATCHER(CallExpr, isBackward) {
-  return Vocabulary::backwardRoot(Node) != nullptr;
+  return training::backwardRoot(Node) != nullptr;
 }
 AST_MATCHER_P(CallExpr, isOptimizerStep, const Vocabulary *, Vocab) {
   return Vocab->isOptimizerStep(Node);
@@ -41,21 +41,21 @@ AST_MATCHER_P(CXXRecordDecl, isWrapper, const Vocabulary *, Vocab) {
   return Vocab->isWrapperClass(Node);
 }
 AST_MATCHER(CallExpr, isUnresolvedDataLoaderFactory) {
-  return Vocabulary::isUnresolvedDataLoaderFactory(Node);
+  return loaders::isUnresolvedDataLoaderFactory(Node);
 }
 AST_MATCHER(CXXRecordDecl, isDistributedSampler) {
-  return Vocabulary::isDistributedSampler(Node);
+  return loaders::isDistributedSampler(Node);
 }
 AST_MATCHER_P(CXXRecordDecl, isShufflingSampler, const Vocabulary *, Vocab) {
   return Vocab->isShufflingSampler(Node);
 }
 AST_MATCHER(FunctionDecl, isDataLoaderFactory) {
-  return Vocabulary::isDataLoaderFactory(Node);
+  return loaders::isDataLoaderFactory(Node);
 }
 /// A type whose values are data loaders over a sampler matching InnerMatcher.
 AST_MATCHER_P(QualType, isDataLoaderOver,
               ast_matchers::internal::Matcher<CXXRecordDecl>, InnerMatcher) {
-  const CXXRecordDecl *Sampler = Vocabulary::samplerOfLoaderType(Node);
+  const CXXRecordDecl *Sampler = loaders::samplerOfLoaderType(Node);
   return Sampler && InnerMatcher.matches(*Sampler, Finder, Builder);
 }
 

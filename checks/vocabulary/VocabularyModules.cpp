@@ -56,12 +56,12 @@ bool isHomegrownModuleClass(const CXXRecordDecl &RD) {
 // Modules
 //===----------------------------------------------------------------------===//
 
-bool Vocabulary::isModuleClass(const CXXRecordDecl &RD) {
+bool modules::isModuleClass(const CXXRecordDecl &RD) {
   return isSameOrDerivedFrom(RD, "torch::nn::Module") ||
          isHomegrownModuleClass(RD);
 }
 
-bool Vocabulary::holdsNoParameters(const CXXRecordDecl &ModuleClass) {
+bool modules::holdsNoParameters(const CXXRecordDecl &ModuleClass) {
   if (!ModuleClass.getDeclName().isIdentifier() ||
       !llvm::StringRef(ModuleClass.getQualifiedNameAsString())
            .startswith("torch::nn::"))
@@ -92,7 +92,7 @@ bool namesCoalesced(llvm::StringRef Lower) {
 }
 } // namespace
 
-bool Vocabulary::namesGradients(llvm::StringRef Name) {
+bool modules::namesGradients(llvm::StringRef Name) {
   std::string Lower = Name.lower();
   llvm::StringRef N(Lower);
   if (namesCoalesced(N))
@@ -108,28 +108,28 @@ bool Vocabulary::namesGradients(llvm::StringRef Name) {
       .Default(false);
 }
 
-bool Vocabulary::namesSyncedTensor(llvm::StringRef Name) {
-  if (namesGradients(Name))
+bool modules::namesSyncedTensor(llvm::StringRef Name) {
+  if (modules::namesGradients(Name))
     return true;
   std::string Lower = Name.lower();
   llvm::StringRef N(Lower);
   return !namesCoalesced(N) && (N.contains("param") || N.contains("weight") || N.contains("bias"));
 }
 
-const CXXRecordDecl *Vocabulary::moduleClassOfHandle(QualType T) {
+const CXXRecordDecl *modules::moduleClassOfHandle(QualType T) {
   const CXXRecordDecl *RD = pointeeRecord(T);
   if (!RD)
     return nullptr;
   if (const auto *Holder = findSpecialization(RD, "torch::nn::ModuleHolder"))
     RD = templateArgumentRecord(*Holder, 0);
-  return RD && isModuleClass(*RD) ? RD : nullptr;
+  return RD && modules::isModuleClass(*RD) ? RD : nullptr;
 }
 
-const Expr *Vocabulary::forwardReceiver(const CallExpr &Call) const {
+const Expr *WrapperVocabulary::forwardReceiver(const CallExpr &Call) const {
   auto IsModuleOrWrapper = [&](const Expr *Object) {
     if (!Object)
       return false;
-    if (moduleClassOfHandle(Object->getType()) ||
+    if (modules::moduleClassOfHandle(Object->getType()) ||
         wrapperClassOfHandle(Object->getType()))
       return true;
     const CXXRecordDecl *RD = objectRecord(Object);
@@ -138,7 +138,7 @@ const Expr *Vocabulary::forwardReceiver(const CallExpr &Call) const {
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
     const Expr *Object = Member->getImplicitObjectArgument();
-    if (MD && isForwardMethodName(identifierName(MD)) &&
+    if (MD && modules::isForwardMethodName(identifierName(MD)) &&
         IsModuleOrWrapper(Object))
       return Object;
     return nullptr;
@@ -150,7 +150,7 @@ const Expr *Vocabulary::forwardReceiver(const CallExpr &Call) const {
   return nullptr;
 }
 
-bool Vocabulary::isForwardMethodName(llvm::StringRef Name) {
+bool modules::isForwardMethodName(llvm::StringRef Name) {
   return Name == "forward";
 }
 
@@ -169,7 +169,7 @@ const Expr *moduleMethodReceiver(const CallExpr &Call,
   const CXXMethodDecl *MD = Member->getMethodDecl();
   if (!MD || !MD->getDeclName().isIdentifier() ||
       !llvm::is_contained(Names, MD->getName()) ||
-      !Vocabulary::isModuleClass(*MD->getParent()))
+      !modules::isModuleClass(*MD->getParent()))
     return nullptr;
   if (Method)
     *Method = MD;
@@ -177,26 +177,27 @@ const Expr *moduleMethodReceiver(const CallExpr &Call,
 }
 } // namespace
 
-const Expr *Vocabulary::moduleMoveReceiver(const CallExpr &Call,
+const Expr *modules::moduleMoveReceiver(const CallExpr &Call,
                                            const CXXMethodDecl **Method) {
   return moduleMethodReceiver(Call, {"to"}, Method);
 }
 
-const Expr *Vocabulary::structuralChangeReceiver(const CallExpr &Call) {
+const Expr *modules::structuralChangeReceiver(const CallExpr &Call) {
   return moduleMethodReceiver(Call, {"register_module", "register_parameter",
                                      "register_buffer", "replace_module"});
 }
 
 const CXXDependentScopeMemberExpr *
-Vocabulary::dependentMemberCall(const CallExpr &Call) {
+modules::dependentMemberCall(const CallExpr &Call) {
   return dyn_cast<CXXDependentScopeMemberExpr>(
       Call.getCallee()->IgnoreParenImpCasts());
 }
 
-const Expr *Vocabulary::memberCallObject(const CallExpr &Call) {
+const Expr *modules::memberCallObject(const CallExpr &Call) {
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
     return Member->getImplicitObjectArgument();
-  if (const CXXDependentScopeMemberExpr *Dependent = dependentMemberCall(Call))
+  if (const CXXDependentScopeMemberExpr *Dependent =
+          modules::dependentMemberCall(Call))
     return Dependent->isImplicitAccess() ? nullptr : Dependent->getBase();
   // A known object with dependent arguments: `grads.push_back(p.grad())`.
   if (const auto *Unresolved = dyn_cast<UnresolvedMemberExpr>(
@@ -208,7 +209,7 @@ const Expr *Vocabulary::memberCallObject(const CallExpr &Call) {
 /// The member a call left dependent in a template names (`x.backward()` on
 /// an `auto x` computed from a `Model`), or "".
 llvm::StringRef dependentMemberName(const CallExpr &Call) {
-  return Vocabulary::dependentMemberCall(Call) ? spelledCalleeName(Call) : "";
+  return modules::dependentMemberCall(Call) ? spelledCalleeName(Call) : "";
 }
 
 const Expr *dependentStaticBackward(const CallExpr &Call) {
@@ -234,11 +235,11 @@ const Expr *dependentStaticBackward(const CallExpr &Call) {
   return llvm::StringRef(Spelled).contains("Tensor") ? Call.getArg(0) : nullptr;
 }
 
-bool Vocabulary::isBackwardCall(const CallExpr &Call) {
-  return backwardRoot(Call) != nullptr;
+bool modules::isBackwardCall(const CallExpr &Call) {
+  return training::backwardRoot(Call) != nullptr;
 }
 
-const Expr *Vocabulary::inPlaceChangeTarget(const Expr &E) {
+const Expr *modules::inPlaceChangeTarget(const Expr &E) {
   // `t.data() = value`, `t.data() += x`, `t += x`: assignments that write
   // into the tensor (a plain `t = x` rebinds the handle instead).
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&E)) {
@@ -252,9 +253,9 @@ const Expr *Vocabulary::inPlaceChangeTarget(const Expr &E) {
       if (Data->getMethodDecl() &&
           Data->getMethodDecl()->getDeclName().isIdentifier() &&
           Data->getMethodDecl()->getName() == "data" &&
-          isTensor(Data->getImplicitObjectArgument()->getType()))
+          tensors::isTensor(Data->getImplicitObjectArgument()->getType()))
         return Data->getImplicitObjectArgument();
-    return Compound && isTensor(Lhs->getType()) ? Lhs : nullptr;
+    return Compound && tensors::isTensor(Lhs->getType()) ? Lhs : nullptr;
   }
   const auto *Call = dyn_cast<CallExpr>(&E);
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
@@ -280,7 +281,7 @@ const Expr *Vocabulary::inPlaceChangeTarget(const Expr &E) {
   return nullptr;
 }
 
-const Expr *Vocabulary::seedArgument(const CallExpr &Call) {
+const Expr *modules::seedArgument(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || Call.getNumArgs() != 1)
     return nullptr;
@@ -291,15 +292,15 @@ const Expr *Vocabulary::seedArgument(const CallExpr &Call) {
   return Seed ? Call.getArg(0) : nullptr;
 }
 
-const Expr *Vocabulary::moduleLoadTarget(const CallExpr &Call) {
+const Expr *modules::moduleLoadTarget(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || qualifiedName(*FD) != "torch::load" || Call.getNumArgs() < 1)
     return nullptr;
   const Expr *Target = Call.getArg(0);
-  return moduleClassOfHandle(Target->getType()) ? Target : nullptr;
+  return modules::moduleClassOfHandle(Target->getType()) ? Target : nullptr;
 }
 
-bool Vocabulary::isRandomSource(const CallExpr &Call) {
+bool modules::isRandomSource(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier())
     return false;
@@ -323,13 +324,13 @@ bool Vocabulary::isRandomSource(const CallExpr &Call) {
                         .Default(false);
 }
 
-bool Vocabulary::isTensor(QualType T) {
+bool tensors::isTensor(QualType T) {
   const CXXRecordDecl *RD = T.isNull() ? nullptr
                                        : T.getNonReferenceType()->getAsCXXRecordDecl();
   return RD && qualifiedName(*RD) == "at::Tensor";
 }
 
-bool Vocabulary::isPointerLikeHandle(QualType T) {
+bool modules::isPointerLikeHandle(QualType T) {
   if (T.isNull())
     return false;
   T = T.getNonReferenceType();
@@ -348,11 +349,11 @@ bool Vocabulary::isPointerLikeHandle(QualType T) {
 // Tensors
 //===----------------------------------------------------------------------===//
 
-bool Vocabulary::isTensorClass(const CXXRecordDecl &RD) {
+bool tensors::isTensorClass(const CXXRecordDecl &RD) {
   return isSameOrDerivedFrom(RD, "at::TensorBase");
 }
 
-bool Vocabulary::isTensorShapeQuery(const CallExpr &Call) {
+bool tensors::isTensorShapeQuery(const CallExpr &Call) {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
   if (!Member)
     return false;
@@ -362,10 +363,10 @@ bool Vocabulary::isTensorShapeQuery(const CallExpr &Call) {
            .Cases("numel", "size", "sizes", "dim", "ndimension", true)
            .Default(false))
     return false;
-  return isTensorClass(*MD->getParent());
+  return tensors::isTensorClass(*MD->getParent());
 }
 
-bool Vocabulary::isTensorType(QualType T) {
+bool tensors::isTensorType(QualType T) {
   if (T.isNull())
     return false;
   const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
@@ -378,7 +379,7 @@ bool Vocabulary::isTensorType(QualType T) {
   if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD)) {
     const TemplateArgumentList &Args = Spec->getTemplateArgs();
     if (Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type)
-      return isTensorType(Args[0].getAsType());
+      return tensors::isTensorType(Args[0].getAsType());
   }
   return false;
 }
@@ -387,7 +388,7 @@ bool Vocabulary::isTensorType(QualType T) {
 // Wrappers
 //===----------------------------------------------------------------------===//
 
-bool Vocabulary::isWrapperClass(const CXXRecordDecl &RD) const {
+bool WrapperVocabulary::isWrapperClass(const CXXRecordDecl &RD) const {
   if (WrapperTypes.matches(RD))
     return true;
   if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(&RD))
@@ -395,7 +396,7 @@ bool Vocabulary::isWrapperClass(const CXXRecordDecl &RD) const {
   return false;
 }
 
-const CXXRecordDecl *Vocabulary::wrapperClassOfHandle(QualType T) const {
+const CXXRecordDecl *WrapperVocabulary::wrapperClassOfHandle(QualType T) const {
   const CXXRecordDecl *RD = pointeeRecord(T);
   if (!RD)
     return nullptr;
@@ -408,7 +409,7 @@ const CXXRecordDecl *Vocabulary::wrapperClassOfHandle(QualType T) const {
   return nullptr;
 }
 
-const Expr *Vocabulary::innerModuleAccessBase(const Expr *E) const {
+const Expr *WrapperVocabulary::innerModuleAccessBase(const Expr *E) const {
   E = peelHandle(E);
   if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();

@@ -22,7 +22,7 @@ namespace {
 
 /// The name of a member call's method, resolved or left dependent.
 llvm::StringRef memberName(const CallExpr &Call) {
-  if (!isa<CXXMemberCallExpr>(Call) && !Vocabulary::dependentMemberCall(Call))
+  if (!isa<CXXMemberCallExpr>(Call) && !modules::dependentMemberCall(Call))
     return "";
   return spelledCalleeName(Call);
 }
@@ -35,7 +35,7 @@ bool isOptimizerName(llvm::StringRef Name) {
   return Trimmed.contains("optim") || Trimmed == "opt";
 }
 
-bool Vocabulary::holdsOptimizer(const ValueDecl &D) const {
+bool TrainingVocabulary::holdsOptimizer(const ValueDecl &D) const {
   QualType T = D.getType();
   if (T.isNull())
     return false;
@@ -48,11 +48,11 @@ bool Vocabulary::holdsOptimizer(const ValueDecl &D) const {
 }
 
 const Expr *
-Vocabulary::optimizerParameterAddition(const CallExpr &Call) const {
+TrainingVocabulary::optimizerParameterAddition(const CallExpr &Call) const {
   llvm::StringRef Name = memberName(Call);
   if (Name != "add_param_group" && Name != "add_parameters")
     return nullptr;
-  const Expr *Object = memberCallObject(Call);
+  const Expr *Object = modules::memberCallObject(Call);
   if (!Object)
     return nullptr;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
@@ -62,14 +62,14 @@ Vocabulary::optimizerParameterAddition(const CallExpr &Call) const {
   return D && isOptimizerName(identifierName(D)) ? Object : nullptr;
 }
 
-const Expr *Vocabulary::moduleCopySource(const CallExpr &Call) {
+const Expr *modules::moduleCopySource(const CallExpr &Call) {
   if (memberName(Call) != "clone" || Call.getNumArgs() > 1)
     return nullptr;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
-    return isModuleClass(*Member->getMethodDecl()->getParent())
+    return modules::isModuleClass(*Member->getMethodDecl()->getParent())
                ? Member->getImplicitObjectArgument()
                : nullptr;
-  return memberCallObject(Call);
+  return modules::memberCallObject(Call);
 }
 
 } // namespace clang::tidy::ddp

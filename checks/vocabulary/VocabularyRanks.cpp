@@ -96,7 +96,7 @@ llvm::SmallVector<std::string, 4> identifierWords(llvm::StringRef Name) {
 // Rank sources
 //===----------------------------------------------------------------------===//
 
-bool Vocabulary::returnsRank(const CallExpr &Call) const {
+bool RankVocabulary::returnsRank(const CallExpr &Call) const {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier())
     return false;
@@ -110,7 +110,7 @@ bool Vocabulary::returnsRank(const CallExpr &Call) const {
   return false;
 }
 
-const Expr *Vocabulary::rankOutputArgument(const CallExpr &Call) const {
+const Expr *RankVocabulary::rankOutputArgument(const CallExpr &Call) const {
   return queriedOutputArgument(RankFunctions, Call);
 }
 
@@ -118,7 +118,7 @@ const Expr *Vocabulary::rankOutputArgument(const CallExpr &Call) const {
 // World-size sources
 //===----------------------------------------------------------------------===//
 
-bool Vocabulary::returnsWorldSize(const CallExpr &Call) const {
+bool RankVocabulary::returnsWorldSize(const CallExpr &Call) const {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier())
     return false;
@@ -133,11 +133,12 @@ bool Vocabulary::returnsWorldSize(const CallExpr &Call) const {
   return false;
 }
 
-const Expr *Vocabulary::worldSizeOutputArgument(const CallExpr &Call) const {
+const Expr *
+RankVocabulary::worldSizeOutputArgument(const CallExpr &Call) const {
   return queriedOutputArgument(WorldSizeFunctions, Call);
 }
 
-bool Vocabulary::isWorldSizeName(llvm::StringRef Name) {
+bool ranks::isWorldSizeName(llvm::StringRef Name) {
   std::string Lower = Name.lower();
   llvm::StringRef N(Lower);
   N.consume_front("m_");
@@ -154,19 +155,19 @@ bool Vocabulary::isWorldSizeName(llvm::StringRef Name) {
   return N.contains("world") && !N.contains("rank");
 }
 
-bool Vocabulary::isSizeMethodName(llvm::StringRef Name) {
+bool ranks::isSizeMethodName(llvm::StringRef Name) {
   return llvm::StringSwitch<bool>(Name.lower())
       .Cases("size", "getsize", "get_size", "nranks", "num_ranks", true)
       .Default(false);
 }
 
-bool Vocabulary::looksLikeAveraging(llvm::StringRef Name) {
+bool ranks::looksLikeAveraging(llvm::StringRef Name) {
   return Name == "/" || Name == "/=" ||
          nameContainsAny(Name, {"div", "mul_", "avg", "average", "world",
                                 "getsize", "comm_size"});
 }
 
-bool Vocabulary::isRankName(const NamedDecl &D) const {
+bool RankVocabulary::isRankName(const NamedDecl &D) const {
   if (!D.getDeclName().isIdentifier())
     return false;
   if (RankVariables.matches(D))
@@ -212,7 +213,7 @@ bool Vocabulary::isRankName(const NamedDecl &D) const {
   return true;
 }
 
-bool Vocabulary::readsRankEnvironment(const CallExpr &Call) const {
+bool RankVocabulary::readsRankEnvironment(const CallExpr &Call) const {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier() ||
       !llvm::StringRef(FD->getName().lower()).contains("env"))
@@ -225,7 +226,7 @@ bool Vocabulary::readsRankEnvironment(const CallExpr &Call) const {
   return false;
 }
 
-bool Vocabulary::namesRank(const Stmt &S) const {
+bool RankVocabulary::namesRank(const Stmt &S) const {
   if (const auto *Call = dyn_cast<CallExpr>(&S)) {
     if (returnsRank(*Call) || readsRankEnvironment(*Call))
       return true;
@@ -239,7 +240,7 @@ bool Vocabulary::namesRank(const Stmt &S) const {
   return false;
 }
 
-bool Vocabulary::mentionsRank(const Stmt *S) const {
+bool RankVocabulary::mentionsRank(const Stmt *S) const {
   if (!S)
     return false;
   if (namesRank(*S))

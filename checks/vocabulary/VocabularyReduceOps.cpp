@@ -272,14 +272,14 @@ bool hasReduceOpField(const CXXRecordDecl *RD) {
 } // namespace
 
 std::optional<ReduceOpKind>
-Vocabulary::reduceOp(const CallExpr &Call, const Stmt *Scope,
+CollectiveVocabulary::reduceOp(const CallExpr &Call, const Stmt *Scope,
                      const ASTContext &Context,
                      const ParameterBindings *Bindings) const {
   std::optional<CollectiveInfo> Info = classifyCollective(Call);
   // Left unresolved in a template: `MPI_Allreduce(grad_.data(), ...)`.
   const FunctionDecl *Unresolved = nullptr;
   if (!Info)
-    Info = classifyUnresolvedCollective(Call, Unresolved);
+    Info = collectives::classifyUnresolvedCollective(Call, Unresolved);
   if (!Info || (Info->Kind != CollectiveKind::AllReduce &&
                 Info->Kind != CollectiveKind::Reduce &&
                 Info->Kind != CollectiveKind::ReduceScatter))

@@ -31,11 +31,11 @@ const CXXMethodDecl *memberMethod(const CallExpr &Call, const Expr **Object) {
 
 } // namespace
 
-std::optional<Vocabulary::Registration>
-Vocabulary::registration(const CallExpr &Call, const ASTContext &Context) {
+std::optional<Registration>
+registrations::registration(const CallExpr &Call, const ASTContext &Context) {
   const Expr *Object = nullptr;
   const CXXMethodDecl *MD = memberMethod(Call, &Object);
-  if (!MD || !isModuleClass(*MD->getParent()) || Call.getNumArgs() < 2)
+  if (!MD || !modules::isModuleClass(*MD->getParent()) || Call.getNumArgs() < 2)
     return std::nullopt;
   llvm::StringRef Name = MD->getName();
   Registration R;
@@ -54,41 +54,44 @@ Vocabulary::registration(const CallExpr &Call, const ASTContext &Context) {
   return R;
 }
 
-bool Vocabulary::isForwardMethod(const CXXMethodDecl &MD) {
+bool registrations::isForwardMethod(const CXXMethodDecl &MD) {
   return MD.getDeclName().isIdentifier() && MD.getName() == "forward" &&
-         isModuleClass(*MD.getParent());
+         modules::isModuleClass(*MD.getParent());
 }
 
-const Expr *Vocabulary::gradientDisabledTarget(const CallExpr &Call,
+const Expr *registrations::gradientDisabledTarget(const CallExpr &Call,
                                                const ASTContext &Context) {
   const Expr *Object = nullptr;
   const CXXMethodDecl *MD = memberMethod(Call, &Object);
-  if (!MD || !isTensorClass(*MD->getParent()) || Call.getNumArgs() != 1 ||
+  if (!MD || !tensors::isTensorClass(*MD->getParent()) ||
+      Call.getNumArgs() != 1 ||
       (MD->getName() != "requires_grad_" &&
        MD->getName() != "set_requires_grad"))
     return nullptr;
   return isConstantFalse(Call.getArg(0), Context) ? Object : nullptr;
 }
 
-const Expr *Vocabulary::definedQueryObject(const CallExpr &Call) {
+const Expr *registrations::definedQueryObject(const CallExpr &Call) {
   if (Call.getNumArgs() != 0)
     return nullptr;
-  if (const CXXDependentScopeMemberExpr *Dependent = dependentMemberCall(Call))
+  if (const CXXDependentScopeMemberExpr *Dependent =
+          modules::dependentMemberCall(Call))
     return Dependent->getMember().getAsString() == "defined" &&
                    !Dependent->isImplicitAccess()
                ? Dependent->getBase()
                : nullptr;
   const Expr *Object = nullptr;
   const CXXMethodDecl *MD = memberMethod(Call, &Object);
-  if (!MD || MD->getName() != "defined" || !isTensorClass(*MD->getParent()))
+  if (!MD || MD->getName() != "defined" ||
+      !tensors::isTensorClass(*MD->getParent()))
     return nullptr;
   return Object;
 }
 
-const Expr *Vocabulary::memberWalkReceiver(const CallExpr &Call) {
+const Expr *registrations::memberWalkReceiver(const CallExpr &Call) {
   const Expr *Object = nullptr;
   const CXXMethodDecl *MD = memberMethod(Call, &Object);
-  if (!MD || !isModuleClass(*MD->getParent()))
+  if (!MD || !modules::isModuleClass(*MD->getParent()))
     return nullptr;
   static constexpr llvm::StringLiteral Walks[] = {
       "children",   "named_children",   "modules",         "named_modules",

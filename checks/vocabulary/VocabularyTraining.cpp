@@ -21,7 +21,7 @@ namespace clang::tidy::ddp {
 //===----------------------------------------------------------------------===//
 
 std::optional<ParameterCollection>
-Vocabulary::parameterCollection(const CallExpr &Call) {
+training::parameterCollection(const CallExpr &Call) {
   // In a template, on a module of dependent type (`model_->parameters()` in
   // `Trainer<Model>`): the name alone.
   llvm::StringRef Dependent = dependentMemberName(Call);
@@ -33,7 +33,8 @@ Vocabulary::parameterCollection(const CallExpr &Call) {
   if (!Member)
     return std::nullopt;
   const CXXMethodDecl *MD = Member->getMethodDecl();
-  if (!MD || !MD->getDeclName().isIdentifier() || !isModuleClass(*MD->getParent()))
+  if (!MD || !MD->getDeclName().isIdentifier() ||
+      !modules::isModuleClass(*MD->getParent()))
     return std::nullopt;
   if (MD->getName() == "parameters")
     return ParameterCollection::Parameters;
@@ -43,14 +44,14 @@ Vocabulary::parameterCollection(const CallExpr &Call) {
 }
 
 std::optional<ModuleState>
-Vocabulary::moduleStateAccess(const CXXMemberCallExpr &Call) {
+training::moduleStateAccess(const CXXMemberCallExpr &Call) {
   const CXXMethodDecl *MD = Call.getMethodDecl();
-  if (!MD || !isModuleClass(*MD->getParent()))
+  if (!MD || !modules::isModuleClass(*MD->getParent()))
     return std::nullopt;
   llvm::StringRef Name = identifierName(MD);
   if (Name == "buffers" || Name == "named_buffers")
     return ModuleState::Buffers;
-  if (parameterCollection(Call) || Name == "state_dict")
+  if (training::parameterCollection(Call) || Name == "state_dict")
     return ModuleState::Parameters;
   return std::nullopt;
 }
@@ -68,7 +69,7 @@ bool isGradAccessorName(llvm::StringRef Name) {
 
 } // namespace
 
-bool Vocabulary::isGradAccess(const CallExpr &Call) {
+bool training::isGradAccess(const CallExpr &Call) {
   if (Call.getNumArgs() == 0 && isGradAccessorName(dependentMemberName(Call)))
     return true;
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
@@ -91,15 +92,15 @@ bool Vocabulary::isGradAccess(const CallExpr &Call) {
          nameContainsAny(identifierName(Class), {"tensor", "variable", "var"});
 }
 
-const VarDecl *Vocabulary::parameterLoopVariable(const CXXForRangeStmt &Loop) {
+const VarDecl *training::parameterLoopVariable(const CXXForRangeStmt &Loop) {
   const Expr *Range = stripObjectWrappers(Loop.getRangeInit());
   const auto *Call = dyn_cast_or_null<CallExpr>(Range);
-  if (!Call || !parameterCollection(*Call))
+  if (!Call || !training::parameterCollection(*Call))
     return nullptr;
   return Loop.getLoopVariable();
 }
 
-const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {
+const VarDecl *training::parameterTensorVariable(const Expr *E) {
   E = stripObjectWrappers(E);
   if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = Member->getMethodDecl();
@@ -108,7 +109,7 @@ const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {
   } else if (const auto *Call = dyn_cast_or_null<CallExpr>(E)) {
     // `item.value()` in a template, on an item of dependent type.
     if (dependentMemberName(*Call) == "value" && Call->getNumArgs() == 0)
-      E = stripObjectWrappers(memberCallObject(*Call));
+      E = stripObjectWrappers(modules::memberCallObject(*Call));
   }
   if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E))
     return dyn_cast<VarDecl>(DRE->getDecl());
@@ -119,11 +120,11 @@ const VarDecl *Vocabulary::parameterTensorVariable(const Expr *E) {
 // Training steps
 //===----------------------------------------------------------------------===//
 
-const Expr *Vocabulary::backwardRoot(const CallExpr &Call) {
+const Expr *training::backwardRoot(const CallExpr &Call) {
   if (const Expr *Root = dependentStaticBackward(Call))
     return Root;
   if (dependentMemberName(Call) == "backward")
-    return memberCallObject(Call);
+    return modules::memberCallObject(Call);
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier() || FD->getName() != "backward")
     return nullptr;
@@ -139,23 +140,24 @@ const Expr *Vocabulary::backwardRoot(const CallExpr &Call) {
   return nullptr;
 }
 
-bool Vocabulary::isOptimizerClass(const CXXRecordDecl &RD) const {
+bool TrainingVocabulary::isOptimizerClass(const CXXRecordDecl &RD) const {
   return matchesSelfOrBase(OptimizerTypes, RD);
 }
 
-bool Vocabulary::isOptimizerParameterList(const CXXMemberCallExpr &Call) const {
+bool TrainingVocabulary::isOptimizerParameterList(
+    const CXXMemberCallExpr &Call) const {
   const CXXMethodDecl *MD = Call.getMethodDecl();
   llvm::StringRef Name = identifierName(MD);
   return (Name == "parameters" || Name == "params") &&
          isOptimizerClass(*MD->getParent());
 }
 
-bool Vocabulary::isOptimizerStep(const CallExpr &Call) const {
+bool TrainingVocabulary::isOptimizerStep(const CallExpr &Call) const {
   // `opt_.step()` on an optimizer whose class is a template parameter: the
   // object's name says it is one (`optimizer->update(params)` too).
   if (llvm::StringRef Name = dependentMemberName(Call);
       Name == "step" || Name == "update") {
-    const ValueDecl *Object = handleDecl(memberCallObject(Call));
+    const ValueDecl *Object = handleDecl(modules::memberCallObject(Call));
     return isOptimizerName(identifierName(Object));
   }
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
@@ -166,7 +168,8 @@ bool Vocabulary::isOptimizerStep(const CallExpr &Call) const {
          isOptimizerClass(*MD->getParent());
 }
 
-const Expr *Vocabulary::optimizerStepClosure(const CallExpr &Call) const {
+const Expr *
+TrainingVocabulary::optimizerStepClosure(const CallExpr &Call) const {
   if (!isOptimizerStep(Call) || Call.getNumArgs() < 1 ||
       isa<CXXDefaultArgExpr>(Call.getArg(0)))
     return nullptr;
@@ -193,7 +196,7 @@ const Expr *Vocabulary::optimizerStepClosure(const CallExpr &Call) const {
   return E;
 }
 
-bool Vocabulary::isOptimizerOptionsClass(const CXXRecordDecl &RD) {
+bool training::isOptimizerOptionsClass(const CXXRecordDecl &RD) {
   if (!RD.hasDefinition())
     return false;
   std::string Name = RD.getQualifiedNameAsString();
@@ -202,27 +205,28 @@ bool Vocabulary::isOptimizerOptionsClass(const CXXRecordDecl &RD) {
     return true;
   return llvm::any_of(RD.bases(), [](const CXXBaseSpecifier &Base) {
     const CXXRecordDecl *BaseRD = Base.getType()->getAsCXXRecordDecl();
-    return BaseRD && isOptimizerOptionsClass(*BaseRD);
+    return BaseRD && training::isOptimizerOptionsClass(*BaseRD);
   });
 }
 
-bool Vocabulary::isLearningRateSetter(const CXXMethodDecl &MD) {
+bool training::isLearningRateSetter(const CXXMethodDecl &MD) {
   llvm::StringRef Name = identifierName(&MD);
   return (Name == "lr" || Name == "set_lr") && MD.getNumParams() > 0 &&
-         isOptimizerOptionsClass(*MD.getParent());
+         training::isOptimizerOptionsClass(*MD.getParent());
 }
 
 //===----------------------------------------------------------------------===//
 // Gradient hooks
 //===----------------------------------------------------------------------===//
 
-const Expr *Vocabulary::gradientHookCallback(const CallExpr &Call) {
+const Expr *training::gradientHookCallback(const CallExpr &Call) {
   const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
   if (Call.getNumArgs() < 1)
     return nullptr;
   // In a template nothing instantiates: `p.register_hook(...)` on a
   // parameter of dependent type.
-  if (const CXXDependentScopeMemberExpr *Dependent = dependentMemberCall(Call))
+  if (const CXXDependentScopeMemberExpr *Dependent =
+          modules::dependentMemberCall(Call))
     return Dependent->getMember().isIdentifier() &&
                    Dependent->getMember().getAsIdentifierInfo()->isStr(
                        "register_hook")
@@ -243,7 +247,7 @@ const Expr *Vocabulary::gradientHookCallback(const CallExpr &Call) {
   return TensorHook || NodeHook ? stripObjectWrappers(Call.getArg(0)) : nullptr;
 }
 
-bool Vocabulary::isCustomFunctionBackward(const FunctionDecl &FD) {
+bool training::isCustomFunctionBackward(const FunctionDecl &FD) {
   const auto *MD = dyn_cast<CXXMethodDecl>(&FD);
   return MD && MD->isStatic() && MD->getDeclName().isIdentifier() &&
          MD->getName() == "backward" &&

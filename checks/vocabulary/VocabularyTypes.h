@@ -3,9 +3,8 @@
 // The value types and enumerations the shared vocabulary answers with:
 // collective kinds and APIs, parameter collections and loops, what a call
 // binds to a helper's parameters, reduce operations, module state, tensor
-// scalings, raw copies, fixed devices and registrations. Included by
-// Vocabulary.h, whose class names the last three as its own
-// (`Vocabulary::Registration`); checks include that.
+// scalings, raw copies, fixed devices and registrations. Included by the
+// concern headers whose classifiers return them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,7 +67,7 @@ struct FixedDevice {
   int64_t Index;
 };
 
-/// A file a program opens with C stdio or a stream (Vocabulary::fileAccess).
+/// A file a program opens with C stdio or a stream (checkpoints::fileAccess).
 struct FileAccess {
   const Expr *Path = nullptr; ///< The file name argument.
   bool Write = false;         ///< Opened for writing (or appending).

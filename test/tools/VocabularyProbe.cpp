@@ -59,7 +59,7 @@ public:
     if (const auto *Var = Result.Nodes.getNodeAs<DeclaratorDecl>("var"))
       probeType(Var->getLocation(), *Var, Var->getType());
     if (const auto *For = Result.Nodes.getNodeAs<CXXForRangeStmt>("for"))
-      if (const VarDecl *P = Vocabulary::parameterLoopVariable(*For))
+      if (const VarDecl *P = training::parameterLoopVariable(*For))
         diag(For->getBeginLoc(), "parameter loop over %0") << P;
     if (const auto *Member = Result.Nodes.getNodeAs<MemberExpr>("member"))
       if (Vocab.innerModuleAccessBase(Member) && isa<FieldDecl>(Member->getMemberDecl()))
@@ -92,7 +92,7 @@ private:
           << (Vocab.wrapperClassOfHandle(Receiver->getType()) ? " (wrapper)"
                                                               : "");
     }
-    if (auto P = Vocabulary::parameterCollection(Call))
+    if (auto P = training::parameterCollection(Call))
       diag(Loc, "%0 of %1")
           << (*P == ParameterCollection::Parameters ? "parameters"
                                                     : "named parameters")
@@ -101,16 +101,16 @@ private:
                    cast<CXXMemberCallExpr>(Call).getImplicitObjectArgument());
                return D ? D->getName() : StringRef("an expression");
              }();
-    if (Vocabulary::isGradAccess(Call)) {
+    if (training::isGradAccess(Call)) {
       const auto &Member = cast<CXXMemberCallExpr>(Call);
       const VarDecl *P =
-          Vocabulary::parameterTensorVariable(Member.getImplicitObjectArgument());
+          training::parameterTensorVariable(Member.getImplicitObjectArgument());
       diag(Loc, "gradient of %0")
           << (P ? P->getName() : StringRef("a tensor"));
     }
-    if (Vocabulary::isWaitCall(Call))
+    if (collectives::isWaitCall(Call))
       diag(Loc, "wait");
-    if (std::optional<bool> Open = Vocabulary::coalescingBracket(Call))
+    if (std::optional<bool> Open = collectives::coalescingBracket(Call))
       diag(Loc, *Open ? "coalescing starts" : "coalescing ends");
     if (const Expr *Request = Vocab.requestArgument(Call))
       diag(Request->getExprLoc(), "request written here");
@@ -121,12 +121,12 @@ private:
       diag(Loc, "world size query");
     if (const Expr *Out = Vocab.worldSizeOutputArgument(Call))
       diag(Out->getExprLoc(), "world size written here");
-    if (Vocabulary::backwardRoot(Call))
+    if (training::backwardRoot(Call))
       diag(Loc, "backward");
     if (Vocab.isOptimizerStep(Call))
       diag(Loc, "optimizer step%select{| with a closure}0")
           << (Vocab.optimizerStepClosure(Call) != nullptr);
-    if (Vocabulary::gradientHookCallback(Call))
+    if (training::gradientHookCallback(Call))
       diag(Loc, "gradient hook");
     if (const Expr *Optimizer = Vocab.optimizerParameterAddition(Call))
       diag(Loc, "parameters added to %0")
@@ -134,7 +134,7 @@ private:
                const ValueDecl *D = handleDecl(Optimizer);
                return D ? D->getName() : StringRef("an expression");
              }();
-    if (const Expr *Source = Vocabulary::moduleCopySource(Call))
+    if (const Expr *Source = modules::moduleCopySource(Call))
       diag(Loc, "copy of %0")
           << [&] {
                const ValueDecl *D = handleDecl(Source);
@@ -144,18 +144,18 @@ private:
       diag(Loc, "gradient sync function");
     if (isa<CXXMemberCallExpr>(Call) && Vocab.innerModuleAccessBase(&Call))
       diag(Loc, "inner module access");
-    if (const Expr *Sampler = Vocabulary::copiedSamplerArgument(Call))
+    if (const Expr *Sampler = loaders::copiedSamplerArgument(Call))
       diag(Sampler->getExprLoc(), "sampler copied into the loader");
-    if (const CXXRecordDecl *S = Vocabulary::defaultConstructedSampler(Call))
+    if (const CXXRecordDecl *S = loaders::defaultConstructedSampler(Call))
       diag(Loc, "loader default-constructs %0") << S;
-    if (std::optional<Vocabulary::Registration> R =
-            Vocabulary::registration(Call, *Context))
+    if (std::optional<Registration> R =
+            registrations::registration(Call, *Context))
       diag(Loc, "registers a %select{submodule|parameter|buffer}0"
                 "%select{| without a gradient}1")
           << static_cast<int>(R->Kind) << !R->RequiresGrad;
-    if (Vocabulary::gradientDisabledTarget(Call, *Context))
+    if (registrations::gradientDisabledTarget(Call, *Context))
       diag(Loc, "gradient switched off");
-    if (Vocabulary::definedQueryObject(Call))
+    if (registrations::definedQueryObject(Call))
       diag(Loc, "asks whether a tensor is defined");
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
       probeMemberCall(*Member);
@@ -166,28 +166,28 @@ private:
   void probeCallName(const CallExpr &Call) {
     SourceLocation Loc = Call.getExprLoc();
     llvm::StringRef Callee = identifierName(Call.getDirectCallee());
-    if (std::optional<TensorScaling> S = Vocabulary::tensorScaling(Callee))
+    if (std::optional<TensorScaling> S = flow::tensorScaling(Callee))
       diag(Loc, "%select{division|product}0%select{| in place}1")
           << (*S == TensorScaling::Product)
-          << Vocabulary::isInPlaceMethodName(Callee);
-    if (Vocabulary::isTensorOfNumbers(Callee))
+          << flow::isInPlaceMethodName(Callee);
+    if (flow::isTensorOfNumbers(Callee))
       diag(Loc, "tensor of numbers");
     // The heuristic for code the AST does not resolve.
     if (!Call.getDirectCallee() &&
-        Vocabulary::looksLikeAveraging(spelledCalleeName(Call)))
+        ranks::looksLikeAveraging(spelledCalleeName(Call)))
       diag(Loc, "name looks like averaging");
   }
 
   void probeMemberCall(const CXXMemberCallExpr &Call) {
     SourceLocation Loc = Call.getExprLoc();
     if (const CXXMethodDecl *MD = Call.getMethodDecl();
-        MD && Vocabulary::isLearningRateSetter(*MD))
+        MD && training::isLearningRateSetter(*MD))
       diag(Loc, "learning rate set");
-    if (Vocabulary::copiesIntoTensor(Call))
+    if (flow::copiesIntoTensor(Call))
       diag(Loc, "data copied into a tensor");
     // parameters() and named_parameters() are reported as collections.
-    if (std::optional<ModuleState> State = Vocabulary::moduleStateAccess(Call);
-        State && !Vocabulary::parameterCollection(Call))
+    if (std::optional<ModuleState> State = training::moduleStateAccess(Call);
+        State && !training::parameterCollection(Call))
       diag(Loc, "%select{buffers|parameters}0 of a module read")
           << (*State == ModuleState::Parameters);
   }
@@ -197,18 +197,18 @@ private:
       return; // parameters of implicit members
     if (const CXXRecordDecl *W = Vocab.wrapperClassOfHandle(T))
       diag(Loc, "%0 is a wrapper handle (%1)") << &D << W;
-    else if (const CXXRecordDecl *M = Vocabulary::moduleClassOfHandle(T))
+    else if (const CXXRecordDecl *M = modules::moduleClassOfHandle(T))
       diag(Loc, "%0 is a module handle (%1)") << &D << M;
-    if (Vocabulary::processGroupOfHandle(T))
+    if (collectives::processGroupOfHandle(T))
       diag(Loc, "%0 is a c10d process group") << &D;
-    else if (Vocabulary::isCommunicatorType(T))
+    else if (collectives::isCommunicatorType(T))
       diag(Loc, "%0 is a communicator") << &D;
-    if (Vocabulary::isWorkType(T))
+    if (collectives::isWorkType(T))
       diag(Loc, "%0 holds pending work") << &D;
     if (const CXXRecordDecl *O = T.getNonReferenceType()->getAsCXXRecordDecl();
-        O && Vocabulary::isOptimizerOptionsClass(*O))
+        O && training::isOptimizerOptionsClass(*O))
       diag(Loc, "%0 holds optimizer options") << &D;
-    if (const CXXRecordDecl *S = Vocabulary::samplerOfLoaderType(T))
+    if (const CXXRecordDecl *S = loaders::samplerOfLoaderType(T))
       diag(Loc, "%0 is a data loader over %1%2")
           << &D << S << (Vocab.isShufflingSampler(*S) ? " (shuffling)" : "");
   }
@@ -216,16 +216,16 @@ private:
   void probeRecord(const CXXRecordDecl &RD) {
     if (Vocab.isWrapperClass(RD))
       diag(RD.getLocation(), "wrapper class %0") << &RD;
-    if (Vocabulary::isDistributedSampler(RD))
+    if (loaders::isDistributedSampler(RD))
       diag(RD.getLocation(), "distributed sampler %0%1")
           << &RD << (Vocab.isShufflingSampler(RD) ? " (shuffling)" : "");
-    else if (Vocabulary::isModuleClass(RD))
+    else if (modules::isModuleClass(RD))
       diag(RD.getLocation(), "module class %0") << &RD;
-    if (Vocabulary::isProcessGroupClass(RD))
+    if (collectives::isProcessGroupClass(RD))
       diag(RD.getLocation(), "process group class %0") << &RD;
     if (Vocab.isOptimizerClass(RD))
       diag(RD.getLocation(), "optimizer class %0") << &RD;
-    if (Vocabulary::isOptimizerOptionsClass(RD))
+    if (training::isOptimizerOptionsClass(RD))
       diag(RD.getLocation(), "optimizer options class %0") << &RD;
   }
 
