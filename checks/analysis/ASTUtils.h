@@ -10,6 +10,8 @@
 #ifndef DDPLINT_CHECKS_ANALYSIS_ASTUTILS_H
 #define DDPLINT_CHECKS_ANALYSIS_ASTUTILS_H
 
+#include "vocabulary/VocabularyHelpers.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/ExprCXX.h"
@@ -76,11 +78,6 @@ inline const DeclStmt *declStmtOf(const VarDecl &Var, ASTContext &Context) {
 
 // --- User code ----------------------------------------------------------
 
-inline bool inSystemHeader(const Decl &D) {
-  return D.getASTContext().getSourceManager().isInSystemHeader(
-      D.getLocation());
-}
-
 /// The definition of \p FD in this translation unit, when it has a body and
 /// lies in user code; null otherwise.
 inline const FunctionDecl *userDefinition(const FunctionDecl &FD) {
@@ -88,6 +85,16 @@ inline const FunctionDecl *userDefinition(const FunctionDecl &FD) {
   if (!FD.hasBody(Def) || !Def || !Def->getBody() || inSystemHeader(*Def))
     return nullptr;
   return Def;
+}
+
+/// userDefinition of \p FD, or, for a member of a template specialization
+/// whose body was not instantiated, of the template's member as written.
+inline const FunctionDecl *definitionOrPattern(const FunctionDecl &FD) {
+  if (const FunctionDecl *Body = userDefinition(FD))
+    return Body;
+  if (const FunctionDecl *Pattern = FD.getTemplateInstantiationPattern())
+    return userDefinition(*Pattern);
+  return nullptr;
 }
 
 /// Whether \p FD is a template pattern (or a member of one) whose body was

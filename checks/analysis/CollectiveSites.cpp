@@ -202,11 +202,7 @@ bool CollectiveSites::wrapperSyncs(const CXXRecordDecl &Wrapper) {
   bool SeenBody = false;
   bool Syncs = false;
   for (const CXXMethodDecl *Method : Def->methods()) {
-    const FunctionDecl *Body = userDefinition(*Method);
-    if (!Body)
-      if (const FunctionDecl *Pattern =
-              Method->getTemplateInstantiationPattern())
-        Body = userDefinition(*Pattern);
+    const FunctionDecl *Body = definitionOrPattern(*Method);
     if (!Body)
       continue;
     SeenBody = true;

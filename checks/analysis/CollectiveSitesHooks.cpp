@@ -37,14 +37,6 @@ const CXXRecordDecl *heldClass(QualType T) {
   return RD;
 }
 
-const FunctionDecl *bodyOf(const FunctionDecl &FD) {
-  if (const FunctionDecl *Body = userDefinition(FD))
-    return Body;
-  if (const FunctionDecl *Pattern = FD.getTemplateInstantiationPattern())
-    return userDefinition(*Pattern);
-  return nullptr;
-}
-
 } // namespace
 
 bool CollectiveSites::installsSyncingHooks(const FunctionDecl &FD) {
@@ -68,7 +60,8 @@ bool CollectiveSites::installsSyncingHooks(const FunctionDecl &FD) {
     } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
       Callee = Construct->getConstructor();
     }
-    if (const FunctionDecl *Body = Callee ? bodyOf(*Callee) : nullptr)
+    if (const FunctionDecl *Body =
+            Callee ? definitionOrPattern(*Callee) : nullptr)
       Installs = installsSyncingHooks(*Body);
   });
   InstallsHooks[&FD] = Installs;
@@ -90,7 +83,7 @@ bool CollectiveSites::classHooksSync(const CXXRecordDecl &RD) {
   ClassHooks[Def] = false;
   bool Hooks = false;
   for (const CXXMethodDecl *Method : Def->methods())
-    if (const FunctionDecl *Body = bodyOf(*Method))
+    if (const FunctionDecl *Body = definitionOrPattern(*Method))
       if ((Hooks = installsSyncingHooks(*Body)))
         break;
   ClassHooks[Def] = Hooks;
@@ -124,7 +117,8 @@ const ValueDecl *CollectiveSites::syncingHooksIn(const FunctionDecl &FD) {
         Found = Member->getMemberDecl();
     } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
       const FunctionDecl *Callee = Call->getDirectCallee();
-      const FunctionDecl *Body = Callee ? bodyOf(*Callee) : nullptr;
+      const FunctionDecl *Body =
+          Callee ? definitionOrPattern(*Callee) : nullptr;
       if (Body && installsSyncingHooks(*Body))
         Found = Callee;
     }

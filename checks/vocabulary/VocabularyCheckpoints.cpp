@@ -74,7 +74,7 @@ bool namesRank(const Expr *E) {
 const Expr *outOfSightCheckpointPath(const CallExpr &Call, bool Saves) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || FD->isDefined() ||
-      FD->getASTContext().getSourceManager().isInSystemHeader(FD->getLocation()))
+      inSystemHeader(*FD))
     return nullptr;
   llvm::SmallVector<std::string, 4> Words = identifierWords(identifierName(FD));
   auto Has = [&](std::initializer_list<llvm::StringRef> Any) {

@@ -129,8 +129,7 @@ bool isGlobalCFunction(const FunctionDecl &FD) {
 std::optional<CollectiveKind>
 collectives::collectiveKindOfName(const FunctionDecl &FD) {
   if (!FD.getDeclName().isIdentifier() ||
-      FD.getASTContext().getSourceManager().isInSystemHeader(
-          FD.getLocation()) ||
+      inSystemHeader(FD) ||
       sdk::isSdkFunction(FD))
     return std::nullopt;
   std::string Name;

@@ -152,7 +152,7 @@ bool hasMethod(const CXXRecordDecl &RD,
 
 bool isHomegrownDistributedSampler(const CXXRecordDecl &RD) {
   if (!RD.hasDefinition() ||
-      RD.getASTContext().getSourceManager().isInSystemHeader(RD.getLocation()) ||
+      inSystemHeader(RD) ||
       !llvm::is_contained(identifierWords(identifierName(&RD)), "distributed"))
     return false;
   return hasMethod(*RD.getDefinition(), [](const CXXMethodDecl &M) {
@@ -162,7 +162,7 @@ bool isHomegrownDistributedSampler(const CXXRecordDecl &RD) {
 
 bool isIterableClass(const CXXRecordDecl &RD) {
   if (!RD.hasDefinition() ||
-      RD.getASTContext().getSourceManager().isInSystemHeader(RD.getLocation()))
+      inSystemHeader(RD))
     return false;
   auto Named = [](llvm::StringRef Name) {
     return [Name](const CXXMethodDecl &M) { return identifierName(&M) == Name; };

@@ -10,8 +10,10 @@
 #ifndef DDPLINT_CHECKS_VOCABULARYHELPERS_H
 #define DDPLINT_CHECKS_VOCABULARYHELPERS_H
 
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -24,6 +26,12 @@ namespace clang::tidy::ddp {
 /// which object an expression denotes (`std::move`, materialised
 /// temporaries, cleanups, constructor copies).
 const Expr *stripObjectWrappers(const Expr *E);
+/// Whether \p D is declared in a system header (LibTorch, the standard
+/// library, an SDK): not user code.
+inline bool inSystemHeader(const Decl &D) {
+  return D.getASTContext().getSourceManager().isInSystemHeader(
+      D.getLocation());
+}
 /// A declaration's identifier, or "" for operators, constructors and the
 /// like.
 inline llvm::StringRef identifierName(const NamedDecl *D) {

@@ -27,8 +27,7 @@ const CXXRecordDecl *objectRecord(const Expr *Object) {
 /// `namedParameters()`), or a class derived from one.
 bool isHomegrownModuleClass(const CXXRecordDecl &RD) {
   const CXXRecordDecl *Def = RD.getDefinition();
-  if (!Def || Def->getASTContext().getSourceManager().isInSystemHeader(
-                  Def->getLocation()))
+  if (!Def || inSystemHeader(*Def))
     return false;
   bool Forward = false, Parameters = false;
   for (const CXXMethodDecl *MD : Def->methods()) {

@@ -87,8 +87,7 @@ bool training::isGradAccess(const CallExpr &Call) {
   // code with a gradient accessor (`node->getGrad()`).
   const CXXRecordDecl *Class = MD->getParent();
   return Call.getNumArgs() == 0 && isGradAccessorName(Name) &&
-         !MD->getASTContext().getSourceManager().isInSystemHeader(
-             Class->getLocation()) &&
+         !inSystemHeader(*Class) &&
          nameContainsAny(identifierName(Class), {"tensor", "variable", "var"});
 }
 
