@@ -2,13 +2,18 @@
 """ddplint on labelled public training code: recall, precision and false findings, per check.
 
 Usage: MIRROR=<folder of repository copies> bench/realcode.py [--list-other] [-j N] [--repo OWNER/NAME]
+                                                              [--table NAME=PATH]
 
 Tables scored, side by side in one run:
   dev    ../shared/realcode/devset.tsv (the development set), where present;
-  bench  bench/realcode/benchmark.tsv (this project's benchmark).
+  bench  bench/realcode/benchmark.tsv and the first-look batches bench/realcode/firstlook/*/ (this
+         project's benchmark);
+  NAME   with --table NAME=PATH, that table alone (a batch of new repositories labelled for a first
+         look, scored before they join the benchmark), with the flags.tsv beside it.
 Each row names a repository, a commit, a file, a check, a line range and a verdict (BUG: the check
 must report inside the range; OK: it must stay silent there). flags.tsv beside each table gives the
-flags a user's build passes. Each repository must be present as a git directory at
+flags a user's build passes; `--via=FILE:UNIT` there analyses a labelled FILE that does not stand
+alone (a `.tpp` a header includes at its end) through the unit UNIT that includes it. Each repository must be present as a git directory at
 MIRROR/<owner>+<name>/repo (what the search tool's fetch brings).
 
 Every finding outside a BUG row is looked up in bench/realcode/reviewed.tsv, where each was read by
@@ -46,9 +51,14 @@ def read_tsv(path):
             if line.strip() and not line.startswith("#")]
 
 
-def load_rows():
+def bench_tables():
+    """The benchmark: benchmark.tsv, and every first-look batch once it was scored."""
+    return TABLES + [("bench", batch) for batch in sorted(HERE.glob("firstlook/*/labels.tsv"))]
+
+
+def load_rows(tables):
     rows, flags = [], {}
-    for name, table in TABLES:
+    for name, table in tables:
         for repo, commit, path, check, span, verdict in read_tsv(table):
             first, last = (int(x) for x in span.split("-"))
             rows.append(Row(name, repo, commit, path, check, first, last, verdict))
@@ -166,9 +176,15 @@ def analyse(mirror, work, flags, unit):
     if root is None:
         return unit, None, "not present"
     f = root / path
-    cmd = [str(DRIVER), "--no-cache", "--checks=-*,ddp-*", str(f), "--"]
     repo_flags = dependency_flags(mirror, work, flags.get(repo, []))
-    unit_flags = compile_flags(root, f, repo_flags)
+    via = [fl.split(":", 1)[1] for fl in repo_flags
+           if fl.startswith("--via=") and fl[len("--via="):].split(":", 1)[0] == path]
+    repo_flags = [fl for fl in repo_flags if not fl.startswith("--via=")]
+    analysed = root / via[0] if via else f
+    cmd = [str(DRIVER), "--no-cache", "--checks=-*,ddp-*", str(analysed), "--"]
+    if via:
+        cmd[1:1] = [f"--header-filter={re.escape(f.name)}$"]
+    unit_flags = compile_flags(root, analysed, repo_flags)
     if unit_flags is None:
         return unit, None, "no LibTorch 2.x headers (scripts/libtorch2-headers)"
     r = subprocess.run(cmd + unit_flags,
@@ -279,7 +295,11 @@ def main():
     only = argv[argv.index("--repo") + 1] if "--repo" in argv else None
     mirror = pathlib.Path(os.environ["MIRROR"])
     work = pathlib.Path(os.environ.get("TMPDIR", "/tmp")) / "ddplint-realcode-bench"
-    rows, flags = load_rows()
+    tables = bench_tables()
+    if "--table" in argv:
+        name, _, path = argv[argv.index("--table") + 1].partition("=")
+        tables = [(name, pathlib.Path(path).resolve())]
+    rows, flags = load_rows(tables)
     if only:
         rows = [r for r in rows if r.repo == only]
     reviewed = {(repo, path, int(line), check): verdict
