@@ -17,6 +17,9 @@
 #include "clang/Frontend/MultiplexConsumer.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Lex/PreprocessorOptions.h"
+#include "ddp/DdpCheck.h"
+#include "summary/FunctionSummaries.h"
+
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
@@ -43,6 +46,11 @@ struct Observations {
   /// --system-headers: system headers are parsed and traversed in full.
   bool WholeUnit = false;
   const std::atomic<bool> *Cancelled = nullptr; ///< Analyser::setCancellation
+  /// After the checks: the summaries of the unit's functions for the other
+  /// units ("USR<TAB>encoding"), and the other units' summaries the checks
+  /// asked for, as they got them.
+  std::function<void(ASTContext &)> Summarise;
+  std::vector<std::string> Summaries, Asked;
 };
 
 /// Forwards to clang-tidy's consumer, but first narrows the AST traversal to
@@ -52,10 +60,11 @@ class UserCodeConsumer : public SystemBodySkipper {
 public:
   UserCodeConsumer(std::unique_ptr<ASTConsumer> Checks,
                    std::vector<std::string> *Dependencies, unsigned &Functions,
-                   const Observations &Seen)
+                   Observations &Seen)
       : SystemBodySkipper(wrap(std::move(Checks))),
         Dependencies(Dependencies), Functions(Functions),
-        WholeUnit(Seen.WholeUnit), Cancelled(Seen.Cancelled) {}
+        WholeUnit(Seen.WholeUnit), Cancelled(Seen.Cancelled),
+        Seen(Seen) {}
 
   void HandleTranslationUnit(ASTContext &Context) override {
     if (Cancelled && Cancelled->load())
@@ -73,7 +82,14 @@ public:
     if (!WholeUnit)
       Context.setTraversalScope(Scope);
     Functions += countFunctions(Scope);
+    // The questions the checks ask of other units' summaries are recorded
+    // on the thread that runs them: this one.
+    ddp::ProjectFunctions::takeQuestions();
     MultiplexConsumer::HandleTranslationUnit(Context);
+    for (const auto &[USR, Encoding] : ddp::ProjectFunctions::takeQuestions())
+      Seen.Asked.push_back(USR + "\t" + Encoding);
+    if (Seen.Summarise)
+      Seen.Summarise(Context);
   }
 
 private:
@@ -94,6 +110,7 @@ private:
   unsigned &Functions; ///< Whether the checks had anything to analyse.
   bool WholeUnit;
   const std::atomic<bool> *Cancelled;
+  Observations &Seen;
 
   static std::vector<std::unique_ptr<ASTConsumer>>
   wrap(std::unique_ptr<ASTConsumer> C) {
@@ -342,6 +359,18 @@ UnitResult Analyser::runOnce(const tooling::CompilationDatabase &Compilations,
   Seen.SdkFallback = SdkFallback;
   Seen.WholeUnit = Context.getOptionsForFile(File).SystemHeaders.value_or(false);
   Seen.Cancelled = Cancelled;
+  Seen.Summarise = [&](ASTContext &AST) {
+    // The checks' own summaries when they made some, else the unit's.
+    std::shared_ptr<ddp::FunctionSummaries> Summaries =
+        ddp::DdpCheck::sharedSummaries(AST);
+    ClangTidyCheck::OptionsView View("ddp", Context.getOptions().CheckOptions,
+                                     &Context);
+    ddp::Vocabulary Vocab(View);
+    if (!Summaries)
+      Summaries = std::make_shared<ddp::FunctionSummaries>(Vocab, AST);
+    for (const auto &[USR, Effects] : Summaries->exported())
+      Seen.Summaries.push_back(USR + "\t" + Effects.encode());
+  };
   CheckActionFactory Factory(Context, BaseFS, Seen,
                              Preamble ? Preamble->PCH : std::string());
   // A unit that does not compile still yields what the checks found; its
@@ -356,6 +385,8 @@ UnitResult Analyser::runOnce(const tooling::CompilationDatabase &Compilations,
   }
   Result.Vacuous = vacuityCause(Seen.Vacuity, Result);
   keepObservations(Seen, Result, Dependencies);
+  Result.Summaries = std::move(Seen.Summaries);
+  Result.AskedSummaries = std::move(Seen.Asked);
   return Result;
 }
 

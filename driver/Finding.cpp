@@ -168,6 +168,10 @@ json::Value toJSON(const UnitResult &U) {
     O["added_includes"] = U.AddedIncludes;
   if (!Inactive.empty())
     O["inactive"] = std::move(Inactive);
+  if (!U.Summaries.empty())
+    O["summaries"] = U.Summaries;
+  if (!U.AskedSummaries.empty())
+    O["asked_summaries"] = U.AskedSummaries;
   return std::move(O);
 }
 
@@ -279,7 +283,9 @@ bool fromJSON(const json::Value &V, UnitResult &U, json::Path P) {
          O.mapOptional("vacuous", U.Vacuous) &&
          O.mapOptional("sdk_fallbacks", U.SdkFallbacks) &&
          O.mapOptional("added_includes", U.AddedIncludes) &&
-         O.mapOptional("inactive", U.Inactive);
+         O.mapOptional("inactive", U.Inactive) &&
+         O.mapOptional("summaries", U.Summaries) &&
+         O.mapOptional("asked_summaries", U.AskedSummaries);
 }
 
 void sortAndUnique(std::vector<Finding> &Findings) {

@@ -109,6 +109,13 @@ struct UnitResult {
   /// found, a fatal error, no function left to analyse (Vacuity.h); the
   /// cause, in one line with advice.
   std::string Vacuous;
+  /// What the unit's externally visible functions do, for the units that
+  /// call them: "USR<TAB>encoding" (FunctionSummaries, ProjectFunctions).
+  std::vector<std::string> Summaries;
+  /// The summaries of other units' functions its analysis asked for, as it
+  /// got them ("USR<TAB>encoding", the encoding empty for none): the result
+  /// is stale once one of them changes.
+  std::vector<std::string> AskedSummaries;
 };
 
 /// Maps file offsets to lines and columns, reading each file once.

@@ -1,6 +1,7 @@
 //===--- Runner.cpp - analysing many units --------------------------------===//
 
 #include "Runner.h"
+#include "Summaries.h"
 
 #include "Analysis.h"
 #include "Cache.h"
@@ -193,7 +194,10 @@ public:
             const RunOptions &Options)
       : Files(Files), Compilations(Compilations), MakeOptions(MakeOptions),
         Options(Options), Results(Files.size()),
-        Status(Files.size(), Options.Progress) {}
+        Status(Files.size(), Options.Progress) {
+    for (size_t I = 0; I < Files.size(); ++I)
+      Order.push_back(I);
+  }
 
   /// One worker's loop, with its own analyser and file system.
   void work() {
@@ -201,11 +205,25 @@ public:
     auto FS = createBaseFileSystem(Failed);
     Analyser Analysis(MakeOptions(FS), FS, Options.SdkFallback);
     configureContext(Analysis.context());
-    for (size_t I; (I = Next++) < Files.size();) {
+    for (size_t N; (N = Next++) < Order.size();) {
+      size_t I = Order[N];
       Status.started(Files[I]);
       run(Analysis, I);
       Status.finished();
     }
+  }
+
+  /// The units whose results used a summary that changed after they were
+  /// computed (a callee's unit analysed after them): the next round
+  /// analyses them again. False when there are none.
+  bool nextRound() {
+    Order.clear();
+    for (size_t I = 0; I < Results.size(); ++I)
+      if (!changedSummary(Results[I]).empty())
+        Order.push_back(I);
+    Next = 0;
+    Again = true;
+    return !Order.empty();
   }
 
 private:
@@ -214,15 +232,21 @@ private:
     const std::string &File = Files[I];
     std::optional<tooling::CompileCommand> Command =
         Analysis.command(Compilations, File);
-    std::string Key, Why = "the cache is off";
-    if (Options.Cache && Command) {
+    std::string Key, Why = Again ? changedSummary(Results[I])
+                                 : std::string("the cache is off");
+    if (Options.Cache && Command)
       Key = FindingsCache::key(
           File, Command->Directory, Command->CommandLine,
           tidy::configurationAsText(
               Analysis.context().getOptionsForFile(File)) +
               lineFilterText());
-      if (std::optional<UnitResult> Hit = Options.Cache->lookup(Key, Why)) {
+    if (!Key.empty() && !Again) {
+      std::optional<UnitResult> Hit = Options.Cache->lookup(Key, Why);
+      if (Hit && !(Why = changedSummary(*Hit)).empty())
+        Hit.reset();
+      if (Hit) {
         Hit->File = File;
+        publishSummaries(*Hit, Options.Cache);
         Results[I] = std::move(*Hit);
         ++FromCache;
         if (Options.Verbose) {
@@ -235,6 +259,7 @@ private:
     bool UsedPreamble = false;
     Results[I] = analyseUnit(Analysis, File, Command ? &*Command : nullptr,
                              Compilations, Options, Key, UsedPreamble);
+    publishSummaries(Results[I], Options.Cache);
     ++Analysed;
     if (Options.Verbose) {
       Status.say("ddplint: analysed " + shownPath(File) + " (" + Why +
@@ -248,6 +273,10 @@ private:
   const OptionsProviderFactory &MakeOptions;
   const RunOptions &Options;
   std::atomic<size_t> Next{0};
+  /// The indices of Files this round analyses, in order.
+  std::vector<size_t> Order;
+  /// Set after the first round: the cache is not asked again.
+  bool Again = false;
 
 public:
   std::vector<UnitResult> Results;
@@ -266,13 +295,26 @@ runUnits(ArrayRef<std::string> Files,
   if (Options.Preambles)
     announcePreambles(Files, Compilations, MakeOptions, Options);
 
+  if (Options.Cache) {
+    size_t Known = loadSummaries(*Options.Cache);
+    if (Options.Verbose && Known)
+      Queue.Status.say("ddplint: " + std::to_string(Known) +
+                       " function summaries of the project's units in the "
+                       "cache");
+  }
   unsigned Jobs = std::max(1u, std::min<unsigned>(Options.Jobs, Files.size()));
-  std::vector<std::thread> Workers;
-  for (unsigned J = 1; J < Jobs; ++J)
-    Workers.emplace_back([&Queue] { Queue.work(); });
-  Queue.work();
-  for (std::thread &T : Workers)
-    T.join();
+  // A unit that calls a function of a unit analysed after it is analysed
+  // again with that function's summary (twice at most: summaries that
+  // depend on one another's settle by then).
+  for (unsigned Round = 0; Round < 3 && (Round == 0 || Queue.nextRound());
+       ++Round) {
+    std::vector<std::thread> Workers;
+    for (unsigned J = 1; J < Jobs; ++J)
+      Workers.emplace_back([&Queue] { Queue.work(); });
+    Queue.work();
+    for (std::thread &T : Workers)
+      T.join();
+  }
   Queue.Status.end();
   Stats.Analysed = Queue.Analysed;
   Stats.FromCache = Queue.FromCache;

@@ -110,6 +110,16 @@ std::optional<CollectiveSite> CollectiveSites::classify(const Expr &E) {
 std::optional<CollectiveSite>
 CollectiveSites::classifyCall(const CallExpr &TheCall) {
   const CallExpr *Call = &TheCall;
+  // Defined in another translation unit whose summary the project's cache
+  // holds: what its body does, whatever its name or arguments suggest.
+  if (const FunctionDecl *Callee = Call->getDirectCallee())
+    if (std::optional<FunctionEffects> Effects =
+            ProjectFunctions::instance().lookup(*Callee)) {
+      if (!Effects->Communicates)
+        return handedOver(*Call);
+      return CollectiveSite{CollectiveSite::Via::Helper, Callee, nullptr,
+                            Effects->Collective};
+    }
   if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call))
     return CollectiveSite{CollectiveSite::Via::Api, Call->getDirectCallee(),
                           Call->getDirectCallee(), Info->Kind};

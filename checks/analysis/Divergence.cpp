@@ -272,7 +272,7 @@ Divergence FunctionDivergence::extentOf(const Expr *E) {
     const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
     V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!isLocal(V))
-      return valueOf(E);
+      return constructedExtent(E).value_or(valueOf(E));
     // `auto &&__range = counts;`: the range is the container.
     E = V->getType()->isReferenceType() ? V->getInit() : nullptr;
   }
@@ -280,6 +280,23 @@ Divergence FunctionDivergence::extentOf(const Expr *E) {
   for (const auto &[Where, Value] : Current)
     if (Where.first == V && Where.second != elementsSlot())
       D.merge(Value);
+  return D;
+}
+
+std::optional<Divergence>
+FunctionDivergence::constructedExtent(const Expr *E) {
+  const auto *Construct =
+      dyn_cast_or_null<CXXConstructExpr>(stripObjectWrappers(E));
+  if (!Construct)
+    return std::nullopt;
+  std::optional<uint64_t> Parameters =
+      Owner.extentParameters(*Construct->getConstructor());
+  if (!Parameters)
+    return std::nullopt;
+  Divergence D;
+  for (unsigned I = 0; I < Construct->getNumArgs() && I < 64; ++I)
+    if (*Parameters & (uint64_t(1) << I))
+      D.merge(valueOf(Construct->getArg(I)));
   return D;
 }
 

@@ -52,8 +52,10 @@ enum class DivergenceSource : uint8_t {
   TensorShape,      // `numel()` / `size()` of a tensor that is no parameter
   LoaderExhaustion, // where this rank's data loader stands (`begin`/`end`)
   BatchCount,       // what a loop over this rank's data loader leaves behind
+  ProcessEvent,     // what reaches each process on its own: a flag a signal
+                    // handler sets, a clock
 };
-constexpr unsigned NumDivergenceSources = 7;
+constexpr unsigned NumDivergenceSources = 8;
 
 /// A value's divergence: the sources it depends on (each with one place
 /// where it came in, for notes) and, inside a function summary, the
@@ -120,6 +122,20 @@ public:
   // Summaries used while analysing a function.
   /// What \p FD returns, in terms of its parameters.
   Divergence returned(const FunctionDecl &FD);
+  /// What \p FD leaves in what its reference or pointer parameter \p Index
+  /// refers to when it returns, in terms of its parameters (the parameter's
+  /// own incoming value where a path leaves it alone); none when \p FD has
+  /// no body here or is being analysed.
+  std::optional<Divergence> written(const FunctionDecl &FD, unsigned Index);
+  /// Whether \p V is a variable a signal handler of this unit writes: each
+  /// process receives its own signals, so what it holds differs between
+  /// ranks.
+  bool isSignalFlag(const VarDecl &V);
+  /// For an object built by \p Ctor and iterated (begin/end) or sized: the
+  /// constructor's parameters that reach the fields its class's begin(),
+  /// end() or size() read (bit I: parameter I); none when a body is out of
+  /// sight. `ProgressRange(n, show)` runs n times whatever `show` is.
+  std::optional<uint64_t> extentParameters(const CXXConstructorDecl &Ctor);
   /// What a field of a user class holds, over every assignment in its
   /// class's constructors and methods.
   Divergence field(const FieldDecl &FD);
@@ -161,6 +177,8 @@ private:
       Callers;
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, Divergence>
       Passed;
+  std::optional<llvm::DenseSet<const VarDecl *>> SignalFlags;
+  llvm::DenseMap<const CXXConstructorDecl *, std::optional<uint64_t>> Extents;
   /// Node-based: callers keep pointers to summaries while others are made.
   std::map<std::pair<const FunctionDecl *, unsigned>,
            std::optional<FieldWrites>>
@@ -185,6 +203,9 @@ public:
   Divergence value(const Expr *E) const;
   /// What the function returns.
   const Divergence &returned() const { return Returned; }
+  /// What parameter \p Index (a reference or pointer) refers to at the
+  /// function's exit.
+  Divergence writtenAtExit(unsigned Index) const;
   /// The divergence added by control at \p S: the conditions that decide
   /// whether it runs.
   Divergence implicitAt(const Stmt *S);
@@ -258,6 +279,10 @@ private:
   /// not the size). \p E is followed through references bound to it (a
   /// range-for's range).
   Divergence extentOf(const Expr *E);
+  /// For an object built here (`ProgressRange(n, rank == 0)`): what the
+  /// constructor arguments that decide its extent hold; none when that is
+  /// not known.
+  std::optional<Divergence> constructedExtent(const Expr *E);
   /// The slot of a container's elements, apart from the container itself:
   /// what `v[i] = x` writes.
   static const FieldDecl *elementsSlot() {

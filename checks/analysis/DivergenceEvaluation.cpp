@@ -45,8 +45,8 @@ DivergenceSource Divergence::primary() const {
   for (DivergenceSource S :
        {DivergenceSource::Rank, DivergenceSource::GradientPresence,
         DivergenceSource::TensorShape, DivergenceSource::LoaderExhaustion,
-        DivergenceSource::LocalData, DivergenceSource::GradientValue,
-        DivergenceSource::BatchCount})
+        DivergenceSource::ProcessEvent, DivergenceSource::LocalData,
+        DivergenceSource::GradientValue, DivergenceSource::BatchCount})
     if (has(S))
       return S;
   return DivergenceSource::LocalData;
@@ -252,6 +252,9 @@ Divergence FunctionDivergence::evaluate(const Expr *E) {
     Divergence D = isLocal(V) ? read(V) : Divergence();
     if (Vocab.isRankName(*V) && !inSystemHeader(*V) && !LoopCounters.count(V))
       D.merge(Divergence::seed(DivergenceSource::Rank, DRE));
+    // A flag a signal handler sets: each process gets its own signals.
+    if (!isLocal(V) && Owner.isSignalFlag(*V))
+      D.merge(Divergence::seed(DivergenceSource::ProcessEvent, DRE));
     return D;
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E))
@@ -310,6 +313,8 @@ Divergence FunctionDivergence::evaluateCall(const CallExpr &Call) {
       return {};
   if (Vocab.returnsRank(Call) || Vocab.readsRankEnvironment(Call))
     return Divergence::seed(DivergenceSource::Rank, &Call);
+  if (ranks::readsClock(Call))
+    return Divergence::seed(DivergenceSource::ProcessEvent, &Call);
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD)
     return childrenValue(Call);
@@ -416,12 +421,27 @@ FunctionDivergence::userCallValue(const CallExpr &Call, const FunctionDecl &FD,
   if (const FunctionDecl *Def = userDefinition(FD)) {
     Divergence D = atCall(Owner.returned(*Def), Call,
                           [&](const Expr *Arg) { return valueOf(Arg); });
+    // Where an object of the project's own begins and ends depends on what
+    // its constructor stored for them (extentOf), not on every argument it
+    // was built with.
+    llvm::StringRef Name = identifierName(&FD);
+    bool Extent = Name == "begin" || Name == "end" || Name == "size";
     if (Object)
-      D.merge(valueOf(Object));
+      D.merge(Extent ? extentOf(Object) : valueOf(Object));
     return D;
   }
   if (inSystemHeader(FD))
     return std::nullopt;
+  // Defined in another unit of the project: where its summary says the
+  // result comes from, before what its name suggests.
+  if (std::optional<FunctionEffects> Effects =
+          ProjectFunctions::instance().lookup(FD)) {
+    if (Effects->Returned & FunctionEffects::FromRank)
+      return Divergence::seed(DivergenceSource::Rank, &Call);
+    if (Effects->Communicates)
+      return Divergence(); // it reduces: the same on every rank
+    return std::nullopt;
+  }
   if (Vocab.isRankName(FD))
     return Divergence::seed(DivergenceSource::Rank, &Call);
   // Defined elsewhere and handed a struct holding the communicator

@@ -149,6 +149,11 @@ private:
   /// there. False when the helper's writes are not summarised.
   bool writeFields(const CallExpr &Call, const FunctionDecl &FD,
                    unsigned Index, Slot Where, bool Exact);
+  /// What \p FD leaves in its output parameter \p Index at this call, from
+  /// its summary; \p Arguments (everything the call is passed) where no
+  /// summary says.
+  Divergence outputValue(const CallExpr &Call, const FunctionDecl &FD,
+                         unsigned Index, const Divergence &Arguments);
   void define(Slot Where, Divergence D, bool Overwrite) {
     Flow.define(Where, D, Overwrite, Block);
   }
@@ -301,16 +306,40 @@ void FunctionDivergence::Transfer::writeOutputArguments(
       Written = true;
     }
     // A callee whose body is here and only reads it leaves it alone.
-    if (Written)
-      if (const FunctionDecl *Def = userDefinition(*FD))
-        Written = Flow.Owner.writes().mayWrite(*Def, I);
+    const FunctionDecl *Def = userDefinition(*FD);
+    if (Written && Def)
+      Written = Flow.Owner.writes().mayWrite(*Def, I);
     if (!Written)
       continue;
     bool Exact = false;
     Slot Where = Flow.rootLocal(Arg, Exact);
-    if (!writeFields(Call, *FD, I, Where, Exact))
-      define(Where, Arguments, false);
+    if (writeFields(Call, *FD, I, Where, Exact))
+      continue;
+    define(Where, outputValue(Call, *FD, I, Arguments), false);
   }
+}
+
+Divergence FunctionDivergence::Transfer::outputValue(
+    const CallExpr &Call, const FunctionDecl &FD, unsigned Index,
+    const Divergence &Arguments) {
+  // What the callee leaves there, from its summary: `init(rank, world)`
+  // fills `world` from the world size alone, whatever the other arguments
+  // hold.
+  if (const FunctionDecl *Def = userDefinition(FD)) {
+    if (std::optional<Divergence> Left = Flow.Owner.written(*Def, Index))
+      return atCall(*Left, Call,
+                    [&](const Expr *A) { return Flow.valueOf(A); });
+    return Arguments;
+  }
+  // Defined in another unit of the project: what its summary says.
+  if (std::optional<FunctionEffects> Effects =
+          ProjectFunctions::instance().lookup(FD)) {
+    auto It = Effects->Outputs.find(Index);
+    if (It != Effects->Outputs.end() && (It->second & FunctionEffects::FromRank))
+      return Divergence::seed(DivergenceSource::Rank, &Call);
+    return {};
+  }
+  return Arguments;
 }
 
 bool FunctionDivergence::Transfer::writeFields(const CallExpr &Call,

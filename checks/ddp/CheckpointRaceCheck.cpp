@@ -60,9 +60,9 @@ std::string pathKey(const Expr &Path, const ASTContext &Context) {
 class UnitCheckpoints {
 public:
   UnitCheckpoints(ClangTidyCheck &Check, const GradientModel &Model,
-                  std::unique_ptr<DivergenceAnalysis> &Analysis)
+                  FunctionSummaries &Summaries)
       : Check(Check), Model(Model), Vocab(Model.vocabulary()),
-        Analysis(Analysis), Context(Model.context()) {}
+        Summaries(Summaries), Context(Model.context()) {}
 
   /// The saves and loads of \p U whose file name does not mention the rank.
   void collect(const CodeUnit &U);
@@ -90,22 +90,23 @@ private:
   /// A literal as written (`"ckpt.pt"`), anything else quoted (`'path'`).
   std::string display(const Access &A) const {
     std::string Text = sourceText(*A.Path, Context);
-    return isa<StringLiteral>(A.Path->IgnoreParenImpCasts()) ? Text
-                                                           : "'" + Text + "'";
+    return spelledStringLiteral(A.Path) ? Text : "'" + Text + "'";
   }
 
   ClangTidyCheck &Check;
   const GradientModel &Model;
   const Vocabulary &Vocab;
-  /// Shared by the units of the translation unit, built on first use: most
-  /// translation units touch no checkpoint.
-  DivergenceAnalysis &analysis() {
-    if (!Analysis)
-      Analysis = std::make_unique<DivergenceAnalysis>(Vocab, Context);
-    return *Analysis;
+  /// The translation unit's, shared with every check.
+  DivergenceAnalysis &analysis() { return Summaries.analysis(); }
+  /// Whether \p Path is a parameter of \p U's function that its callers in
+  /// this unit pass: each call is the access, where the caller's conditions
+  /// and file name show (the callee's summary names the parameter).
+  bool passedByCallers(const CodeUnit &U, const Expr &Path) const {
+    return parameterIndexOf(*U.Function, &Path) >= 0 &&
+           !Model.callers(U).empty();
   }
 
-  std::unique_ptr<DivergenceAnalysis> &Analysis;
+  FunctionSummaries &Summaries;
   ASTContext &Context;
   std::vector<Access> Saves, Loads;
   std::optional<std::vector<const Stmt *>> Collectives;
@@ -137,20 +138,25 @@ bool UnitCheckpoints::namesRankFile(const CodeUnit &U, const Expr &Path) {
 }
 
 void UnitCheckpoints::collect(const CodeUnit &U) {
+  // torch::save and torch::load, and the project's functions that write or
+  // read a file named by an argument (their summaries say which).
   for (const CallExpr *Call : U.Calls) {
-    const Expr *Save = checkpoints::checkpointSavePath(*Call);
-    const Expr *Path = Save ? Save : checkpoints::checkpointLoadPath(*Call);
+    bool Plain = false;
+    const Expr *Save = Summaries.filePath(*Call, /*Saves=*/true, &Plain);
+    const Expr *Path = Save ? Save : Summaries.filePath(*Call, false, &Plain);
     // A file name with the rank in it is this rank's own file.
-    if (!Path || namesRankFile(U, *Path))
+    if (!Path || namesRankFile(U, *Path) || passedByCallers(U, *Path))
       continue;
-    (Save ? Saves : Loads).push_back({Call, Path, pathKey(*Path, Context)});
+    (Save ? Saves : Loads)
+        .push_back({Call, Path, pathKey(*Path, Context), Plain});
   }
   // Files handed from one rank to the others with C stdio or streams.
   for (const Stmt *S : U.Stmts) {
     const auto *E = dyn_cast<Expr>(S);
     std::optional<FileAccess> File =
         E ? checkpoints::fileAccess(*E) : std::nullopt;
-    if (!File || namesRankFile(U, *File->Path))
+    if (!File || namesRankFile(U, *File->Path) ||
+        passedByCallers(U, *File->Path))
       continue;
     (File->Write ? Saves : Loads)
         .push_back({E, File->Path, pathKey(*File->Path, Context), true});
@@ -301,11 +307,11 @@ void UnitCheckpoints::fixedDevice(const Access &Load) {
 } // namespace
 
 void CheckpointRaceCheck::analyze(const GradientModel &Model) {
-  std::unique_ptr<DivergenceAnalysis> Analysis;
+  FunctionSummaries &Summaries = summaries(Model.context());
   for (const auto &U : Model.units()) {
     if (!U->Reported || !Model.isDistributed(*U))
       continue;
-    UnitCheckpoints Checkpoints(*this, Model, Analysis);
+    UnitCheckpoints Checkpoints(*this, Model, Summaries);
     Checkpoints.collect(*U);
     if (!Checkpoints.empty())
       Checkpoints.run(*U);

@@ -14,6 +14,11 @@ namespace clang::tidy::ddp {
 
 namespace {
 
+/// The summaries each translation unit's checks share, by AST (per thread:
+/// the driver analyses one unit per thread at a time).
+thread_local llvm::DenseMap<const ASTContext *, std::weak_ptr<FunctionSummaries>>
+    SharedSummaries;
+
 /// ddplint's SDK fallback headers beside the plugin this code was loaded
 /// from (lib/ddplint/sdk-fallback next to lib/ddplint-plugin.so); "" in
 /// the driver, which adds them to the command itself (and leaves them out
@@ -58,6 +63,39 @@ void DdpCheck::registerPPCallbacks(const SourceManager &, Preprocessor *PP,
   static const std::string Fallback = pluginSdkFallback();
   if (!Fallback.empty())
     appendSearchDirectory(*PP, Fallback);
+}
+
+DdpCheck::DdpCheck(llvm::StringRef Name, ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context), Vocab(Options),
+      SummaryFolder(Options.getLocalOrGlobal("SummaryFolder", "")) {
+  if (!SummaryFolder.empty())
+    ProjectFunctions::instance().loadFolder(SummaryFolder);
+}
+
+void DdpCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Vocab.storeOptions(Options, Opts);
+  Options.store(Opts, "SummaryFolder", SummaryFolder);
+}
+
+std::shared_ptr<FunctionSummaries>
+DdpCheck::sharedSummaries(const ASTContext &Context) {
+  auto It = SharedSummaries.find(&Context);
+  if (It == SharedSummaries.end())
+    return nullptr;
+  std::shared_ptr<FunctionSummaries> Shared = It->second.lock();
+  return Shared && &Shared->context() == &Context ? Shared : nullptr;
+}
+
+FunctionSummaries &DdpCheck::summaries(ASTContext &Context) {
+  if (Summaries && &Summaries->context() == &Context)
+    return *Summaries;
+  std::weak_ptr<FunctionSummaries> &Slot = SharedSummaries[&Context];
+  Summaries = Slot.lock();
+  if (!Summaries || &Summaries->context() != &Context) {
+    Summaries = std::make_shared<FunctionSummaries>(Vocab, Context);
+    Slot = Summaries;
+  }
+  return *Summaries;
 }
 
 } // namespace clang::tidy::ddp

@@ -11,19 +11,19 @@
 #ifndef DDPLINT_CHECKS_DDPCHECK_H
 #define DDPLINT_CHECKS_DDPCHECK_H
 
+#include "summary/FunctionSummaries.h"
 #include "vocabulary/Vocabulary.h"
 #include "clang-tidy/ClangTidyCheck.h"
+
+#include <memory>
 
 namespace clang::tidy::ddp {
 
 class DdpCheck : public ClangTidyCheck {
 public:
-  DdpCheck(llvm::StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context), Vocab(Options) {}
+  DdpCheck(llvm::StringRef Name, ClangTidyContext *Context);
 
-  void storeOptions(ClangTidyOptions::OptionMap &Opts) override {
-    Vocab.storeOptions(Options, Opts);
-  }
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
     return LangOpts.CPlusPlus;
   }
@@ -39,8 +39,23 @@ public:
   void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
                            Preprocessor *ModuleExpanderPP) override;
 
+  /// The summaries the checks of \p Context's translation unit share, while
+  /// they live; null when no check asked for them.
+  static std::shared_ptr<FunctionSummaries>
+  sharedSummaries(const ASTContext &Context);
+
 protected:
+  /// The summaries of \p Context's functions, one set shared by every check
+  /// of the translation unit.
+  FunctionSummaries &summaries(ASTContext &Context);
+
   const Vocabulary Vocab;
+
+private:
+  /// `SummaryFolder`: where the summaries of the project's other units are
+  /// (the driver's cache writes them there); empty for none.
+  std::string SummaryFolder;
+  std::shared_ptr<FunctionSummaries> Summaries;
 };
 
 } // namespace clang::tidy::ddp

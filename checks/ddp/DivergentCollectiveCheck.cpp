@@ -38,6 +38,9 @@ const char *dependsOn(DivergenceSource S) {
     return "depends on whether this rank's data loader is exhausted";
   case DivergenceSource::BatchCount:
     return "depends on how many batches this rank processed";
+  case DivergenceSource::ProcessEvent:
+    return "depends on what reaches each process on its own (a signal, a "
+           "clock)";
   }
   return "differs between ranks";
 }
@@ -50,6 +53,9 @@ const char *howToFix(DivergenceSource S) {
   case DivergenceSource::GradientPresence:
     return "materialise a zero gradient (torch::zeros_like) instead of "
            "skipping, and reduce on every rank";
+  case DivergenceSource::ProcessEvent:
+    return "agree on it first (all-reduce the flag with MAX, or broadcast "
+           "rank 0's decision), so that every rank takes the same branch";
   default:
     return "reduce the value across ranks before testing it, so that every "
            "rank takes the same branch";
@@ -72,6 +78,8 @@ const char *originNote(DivergenceSource S) {
     return "this rank's data loader position is read here";
   case DivergenceSource::BatchCount:
     return "this loop counts this rank's batches";
+  case DivergenceSource::ProcessEvent:
+    return "this process's own signal flag or clock is read here";
   }
   return "";
 }

@@ -79,38 +79,6 @@ const Stmt *userBody(const CallExpr &Call, ASTContext &Context) {
   return Def->getBody();
 }
 
-/// Whether a seed differs from process to process whatever the rank:
-/// `std::random_device{}()`, `time(nullptr)`, `getpid()`, a clock's
-/// `now()`, also through a local initialised with one.
-bool differsPerProcess(const Stmt *S, unsigned Depth = 0) {
-  if (!S || Depth > 8)
-    return false;
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
-    if (const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
-        RD && identifierName(RD) == "random_device" && RD->isInStdNamespace())
-      return true;
-  if (const auto *Call = dyn_cast<CallExpr>(S))
-    if (const FunctionDecl *FD = Call->getDirectCallee()) {
-      llvm::StringRef Name = identifierName(FD);
-      if ((FD->isInStdNamespace() || FD->getDeclContext()->isTranslationUnit() ||
-           FD->getDeclContext()->isExternCContext()) &&
-          (Name == "time" || Name == "getpid" || Name == "clock"))
-        return true;
-      const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-      if (Name == "now" && MD && MD->isStatic() &&
-          identifierName(MD->getParent()).endswith("clock"))
-        return true;
-    }
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-        Var && Var->hasLocalStorage() && Var->getInit())
-      return differsPerProcess(Var->getInit(), Depth + 1);
-  for (const Stmt *Child : S->children())
-    if (differsPerProcess(Child, Depth + 1))
-      return true;
-  return false;
-}
-
 /// Whether a body copies data into tensors (`p.copy_(...)`, `set_data`).
 bool copiesIntoTensors(const Stmt &Body) {
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Body))
@@ -168,21 +136,6 @@ builtFrom(const VarDecl &Model, const Stmt &Body, ASTContext &Context) {
 }
 } // namespace
 
-bool MissingInitialBroadcastCheck::stepsInside(const CallExpr &Call,
-                                               ASTContext &Context,
-                                               unsigned Depth) const {
-  const Stmt *Body = userBody(Call, Context);
-  if (!Body)
-    return false;
-  for (const BoundNodes &N : match(findAll(callExpr().bind("c")), *Body, Context)) {
-    const auto *Inner = N.getNodeAs<CallExpr>("c");
-    if (Vocab.isOptimizerStep(*Inner) ||
-        (Depth < 2 && stepsInside(*Inner, Context, Depth + 1)))
-      return true;
-  }
-  return false;
-}
-
 void MissingInitialBroadcastCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       declStmt(has(varDecl(ownsNewModule()).bind(ModelId)),
@@ -239,8 +192,10 @@ struct MissingInitialBroadcastCheck::ModelEvents {
   std::vector<const Stmt *> Starts;
   /// A broadcast in a loop over the model's parameters that skips some.
   const CallExpr *PartialBroadcast = nullptr;
-  /// A seed before the model that differs between ranks.
+  /// A seed before the model that differs between ranks, and how.
   const CallExpr *RankSeed = nullptr;
+  SeedValue RankSeedValue = SeedValue::None;
+  FunctionSummaries *Summaries = nullptr;
 };
 
 void MissingInitialBroadcastCheck::check(
@@ -259,6 +214,7 @@ void MissingInitialBroadcastCheck::check(
     return;
   const Reachability &Flow = Life.flow();
   ModelEvents Events;
+  Events.Summaries = &summaries(Context);
   collectEvents(*Model, *Decl, *Body, Flow, Context, Events);
   // Hand-synced, distributed training of this model: steps and ranks.
   if (Events.Steps.empty() || !Vocab.isDistributedFunction(*Function))
@@ -280,6 +236,7 @@ void MissingInitialBroadcastCheck::collectEvents(
   // optimizer, a training-loop object): `loop.run_epoch(loader)`.
   llvm::SmallPtrSet<const ValueDecl *, 8> Related =
       builtFrom(Model, Body, Context);
+  FunctionSummaries &Summaries = *Events.Summaries;
   auto HandedTheModel = [&](const CallExpr &C) {
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&C))
       if (Related.contains(handleDecl(Member->getImplicitObjectArgument())))
@@ -293,10 +250,10 @@ void MissingInitialBroadcastCheck::collectEvents(
     bool Broadcasts = issuesBroadcast(*C, Context, 0);
     if (Vocab.isOptimizerStep(*C) && Flow.reachable(&Decl, C))
       Events.Steps.push_back(C);
-    else if (modules::seedArgument(*C))
+    else if (Summaries.seeds(*C) != SeedValue::None)
       Events.Seeds.push_back(C);
     else if (!Vocab.classifyCollective(*C) && !Broadcasts &&
-             HandedTheModel(*C) && stepsInside(*C, Context, 0) &&
+             HandedTheModel(*C) && Summaries.ofCall(*C).StepsOptimizer &&
              Flow.reachable(&Decl, C))
       Events.Steps.push_back(C);
     addStart(*C, Broadcasts, Model, Related, Context, Events);
@@ -340,10 +297,11 @@ bool MissingInitialBroadcastCheck::seededAlike(const DeclStmt &Decl,
   for (const CallExpr *Seed : Events.Seeds) {
     if (!Flow.reachable(Seed, &Decl))
       continue;
-    const Expr *Value = modules::seedArgument(*Seed);
-    if (!Vocab.mentionsRank(Value) && !differsPerProcess(Value))
+    SeedValue Value = Events.Summaries->seeds(*Seed);
+    if (Value == SeedValue::Common)
       return true; // the same seed on every rank: the same initial parameters
     Events.RankSeed = Seed;
+    Events.RankSeedValue = Value;
   }
   return false;
 }
@@ -361,7 +319,7 @@ void MissingInitialBroadcastCheck::report(const VarDecl &Model,
       << &Model << (Events.PartialBroadcast != nullptr);
   if (const CallExpr *RankSeed = Events.RankSeed)
     diag(RankSeed->getBeginLoc(),
-         Vocab.mentionsRank(modules::seedArgument(*RankSeed))
+         Events.RankSeedValue == SeedValue::Rank
              ? "the seed depends on the rank here"
              : "the seed differs from process to process here",
          DiagnosticIDs::Note);

@@ -30,10 +30,6 @@ private:
   /// tensors), an all-gather counts too.
   bool issuesBroadcast(const Stmt &S, ASTContext &Context, unsigned Depth,
                        bool CopiesOut = false) const;
-  /// Whether \p Call runs a function of this translation unit that steps an
-  /// optimizer, directly or through the functions it calls.
-  bool stepsInside(const CallExpr &Call, ASTContext &Context,
-                   unsigned Depth) const;
 
   /// What a function does after building one model: its steps, seeds, and
   /// what gives every replica the same start.

@@ -39,6 +39,16 @@ bool isSizeMethodName(llvm::StringRef Name);
 /// missing header, may be.
 bool looksLikeAveraging(llvm::StringRef Name);
 
+/// A call that reads a clock: `std::chrono::*_clock::now()`, `time`,
+/// `clock`, `gettimeofday`, `clock_gettime`, `MPI_Wtime`, `omp_get_wtime`.
+/// Each process reads its own, so what it returns differs between ranks.
+bool readsClock(const CallExpr &Call);
+
+/// Whether a value differs from process to process whatever the rank:
+/// `std::random_device{}()`, a clock, `getpid()`, also through a local
+/// initialised with one.
+bool differsPerProcess(const Stmt *S, unsigned Depth = 0);
+
 } // namespace ranks
 
 /// Rank and world-size sources, configured by the Rank* and WorldSize*

@@ -45,6 +45,7 @@
 #include "vocabulary/Distributed.h"
 #include "vocabulary/Modules.h"
 #include "vocabulary/NameList.h"
+#include "vocabulary/ProjectFunctions.h"
 #include "vocabulary/Ranks.h"
 #include "vocabulary/Registrations.h"
 #include "vocabulary/TensorMethods.h"

@@ -258,3 +258,49 @@ bool RankVocabulary::mentionsRank(const Stmt *S) const {
 }
 
 } // namespace clang::tidy::ddp
+
+namespace clang::tidy::ddp {
+
+bool ranks::readsClock(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = FD->getName();
+  const auto *Method = dyn_cast<CXXMethodDecl>(FD);
+  if (Method)
+    return Name == "now" && Method->isStatic() &&
+           identifierName(Method->getParent()).endswith("clock");
+  bool Global = FD->isInStdNamespace() ||
+                FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
+                FD->isExternC();
+  return Global && llvm::StringSwitch<bool>(Name)
+                       .Cases("time", "clock", "gettimeofday", "clock_gettime",
+                              "MPI_Wtime", "omp_get_wtime", true)
+                       .Default(false);
+}
+
+bool ranks::differsPerProcess(const Stmt *S, unsigned Depth) {
+  if (!S || Depth > 8)
+    return false;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(S))
+    if (const CXXRecordDecl *RD = Construct->getConstructor()->getParent();
+        RD && identifierName(RD) == "random_device" && RD->isInStdNamespace())
+      return true;
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    if (readsClock(*Call))
+      return true;
+    if (const FunctionDecl *FD = Call->getDirectCallee();
+        FD && identifierName(FD) == "getpid")
+      return true;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+        Var && Var->hasLocalStorage() && Var->getInit())
+      return differsPerProcess(Var->getInit(), Depth + 1);
+  for (const Stmt *Child : S->children())
+    if (differsPerProcess(Child, Depth + 1))
+      return true;
+  return false;
+}
+
+} // namespace clang::tidy::ddp

@@ -282,6 +282,57 @@ void negative_own_files(c10d::ProcessGroup &pg, const std::string &dir) {
 }
 
 //===----------------------------------------------------------------------===//
+// Helpers that write or read the file they are handed: the call is the
+// access, with the caller's conditions and file name
+//===----------------------------------------------------------------------===//
+
+void save_progress(const std::string &path, int step) {
+  std::ofstream out(path);
+  out << step;
+}
+
+int load_progress(const std::string &path) {
+  std::ifstream in(path);
+  int step = 0;
+  in >> step;
+  return step;
+}
+
+void save_model(Net &model, const std::string &path) { torch::save(model, path); }
+
+void hand_off_through_helpers(c10d::ProcessGroup &pg, int step) {
+  if (pg.getRank() == 0)
+    save_progress("progress.txt", step);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: file "progress.txt" is written on one rank and read on the others with no collective in between
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: note: only ranks where this condition holds write it
+  int resumed = load_progress("progress.txt");
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: note: the other ranks read it here, possibly while it is written
+  (void)resumed;
+}
+
+void every_rank_saves_through_helper(c10d::ProcessGroup &pg, Net &model) {
+  save_model(model, "model.pt");
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: every rank writes checkpoint "model.pt" at the same time
+  pg.barrier()->wait();
+}
+
+void negative_helpers_with_barrier(c10d::ProcessGroup &pg, Net &model, int step) {
+  if (pg.getRank() == 0) {
+    save_progress("progress.txt", step);
+    save_model(model, "model.pt");
+  }
+  pg.barrier()->wait();
+  int resumed = load_progress("progress.txt");
+  (void)resumed;
+}
+
+void negative_helper_own_file(c10d::ProcessGroup &pg, int step) {
+  save_progress("progress." + std::to_string(pg.getRank()), step);
+  int resumed = load_progress("progress." + std::to_string(pg.getRank()));
+  (void)resumed;
+}
+
+//===----------------------------------------------------------------------===//
 // Known false negatives
 //===----------------------------------------------------------------------===//
 

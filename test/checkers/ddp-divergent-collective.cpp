@@ -830,7 +830,7 @@ void reduced_then_rescaled(ProcessGroup &pg, torch::nn::Module &model, int rank)
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'sync_gradients', which is handed the communicator and so issues collectives, is skipped by ranks that leave early through 'break' on a condition that depends on the rank
     // CHECK-MESSAGES: :[[@LINE-4]]:9: note: this condition depends on the rank
     // CHECK-MESSAGES: :[[@LINE-4]]:7: note: ranks where it holds leave through this 'break'
-    // CHECK-MESSAGES: :[[@LINE-7]]:19: note: the rank comes from here
+    // CHECK-MESSAGES: :[[@LINE-7]]:5: note: the rank comes from here
   }
 }
 

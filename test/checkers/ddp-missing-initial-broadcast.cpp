@@ -247,6 +247,39 @@ void clock_seed(PG pg, torch::Tensor x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
 }
 
+// A helper that seeds with what it is passed: this call passes the rank.
+void seed_everything(uint64_t seed) {
+  torch::manual_seed(seed);
+  torch::cuda::manual_seed_all(seed);
+}
+
+void rank_seed_through_helper(PG pg, torch::Tensor x) {
+  seed_everything(42 + pg->getRank());
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed depends on the rank here
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
+// A helper that seeds from the clock whatever it is passed.
+void seed_from_clock() { torch::manual_seed(std::time(nullptr)); }
+
+void clock_seed_through_helper(PG pg, torch::Tensor x) {
+  seed_from_clock();
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed differs from process to process here
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
 // An all-gather of metrics before the first step does not give the
 // replicas a common start.
 void gather_losses(c10d::ProcessGroup &pg, double loss) {
@@ -428,6 +461,28 @@ void negative_parameter_free_modules(PG pg, torch::Tensor x) {
 // The same seed on every rank, without a broadcast: the same start.
 void negative_common_seed(PG pg, torch::Tensor x) {
   torch::manual_seed(1234);
+  Net model;
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
+
+// The same seed on every rank, set by a helper.
+void negative_common_seed_through_helper(PG pg, torch::Tensor x) {
+  seed_everything(1234);
+  Net model;
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+}
+
+// A helper that seeds with a constant of its own, through another helper.
+void seed_for_reproducibility() { seed_everything(7); }
+
+void negative_common_seed_two_helpers_down(PG pg, torch::Tensor x) {
+  seed_for_reproducibility();
   Net model;
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
   model->forward(x).sum().backward();

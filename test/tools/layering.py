@@ -5,6 +5,7 @@ layers below it, never of one above.
 
     vocabulary/  what LibTorch, c10d, MPI and NCCL names mean
     analysis/    CFGs, reachability, divergence, collective sites: no check
+    summary/     one summary per function, shared by every check
     model/       what a program does: gradients, wrappers, module uses
     ddp/         the checks, their bases, the module's registration
 
@@ -17,7 +18,7 @@ import pathlib
 import re
 import sys
 
-LAYERS = ["vocabulary", "analysis", "model", "ddp"]
+LAYERS = ["vocabulary", "analysis", "summary", "model", "ddp"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SOURCES = (".h", ".cpp", ".inc", ".def")
 

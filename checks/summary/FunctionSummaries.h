@@ -1,0 +1,112 @@
+//===--- FunctionSummaries.h - what each function does, once --------------===//
+//
+// One summary per function, shared by every check: which collective it
+// issues and with which reduce operation, where its return value and its
+// output parameters come from (the rank, the world size), how it seeds the
+// random generators, which of its parameters name a file it writes or
+// reads, whether it steps an optimizer or broadcasts parameters. A check
+// asks the summary of the function a call runs instead of walking the
+// helper's body itself.
+//
+// Summaries are computed bottom-up over the unit's calls: a function's
+// effects include those of the functions it calls, applied at each call
+// (a helper's `seed=param0` becomes what this call passes). A function
+// being summarised when a recursive call reaches it counts as doing
+// nothing on that path; the rest of its body still counts. A function with
+// no body here gets the summary its own unit wrote (ProjectFunctions, by
+// USR), or none: the analyses then keep the conservative reading they
+// document, which favours silence.
+//
+// The layer sits between the analyses (which it asks: collective sites,
+// divergence) and the models and checks (which ask it).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPLINT_CHECKS_SUMMARY_FUNCTIONSUMMARIES_H
+#define DDPLINT_CHECKS_SUMMARY_FUNCTIONSUMMARIES_H
+
+#include "analysis/Divergence.h"
+#include "vocabulary/ProjectFunctions.h"
+
+#include "clang/AST/ASTContext.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace clang::tidy::ddp {
+
+/// How a seed (of a call that seeds) differs between ranks.
+enum class SeedValue { None, Common, PerProcess, Rank };
+
+class FunctionSummaries {
+public:
+  FunctionSummaries(const Vocabulary &Vocab, ASTContext &Context);
+  ~FunctionSummaries();
+
+  /// What \p FD does: its body's summary when it has one here, else what
+  /// its own unit said (ProjectFunctions), else nothing.
+  const FunctionEffects &of(const FunctionDecl &FD);
+  /// Whether \p FD has a summary: a body here or one from its own unit.
+  bool known(const FunctionDecl &FD);
+
+  /// The effects of one call: the vocabulary's for an SDK or LibTorch call,
+  /// the callee's summary for the project's own functions.
+  FunctionEffects ofCall(const CallExpr &Call);
+
+  // Questions of one call, with the callee's parameters bound to what the
+  // call passes.
+  /// How \p Call seeds the random generators: `torch::manual_seed(v)` or
+  /// a helper that seeds (with a value of its own or with what it is
+  /// passed). \p Value is set to the expression that decides the seed,
+  /// when there is one in this call.
+  SeedValue seeds(const CallExpr &Call, const Expr **Value = nullptr);
+  /// The argument of \p Call naming a file the callee writes (\p Saves) or
+  /// reads; null when it names none. \p PlainFile: whether the callee opens
+  /// it as a plain file (a stream, C stdio) rather than a checkpoint.
+  const Expr *filePath(const CallExpr &Call, bool Saves,
+                       bool *PlainFile = nullptr);
+  /// Whether \p Call's callee writes a rank into the argument \p Index
+  /// (`init(rank, world)`).
+  uint8_t outputOrigin(const CallExpr &Call, unsigned Index);
+
+  /// The summaries of the unit's externally visible functions with bodies,
+  /// by USR, for other units to use.
+  std::vector<std::pair<std::string, FunctionEffects>> exported();
+
+  DivergenceAnalysis &analysis() { return *Analysis; }
+  ASTContext &context() const { return Context; }
+  const Vocabulary &vocabulary() const { return Vocab; }
+
+private:
+  FunctionEffects summarise(const FunctionDecl &Def);
+  /// The phases of summarise(), one per kind of effect.
+  void addCollective(const FunctionDecl &Def, FunctionEffects &E);
+  void addOrigins(const FunctionDecl &Def, FunctionEffects &E);
+  void addCallEffects(const FunctionDecl &Def, FunctionEffects &E);
+  void addFileAccesses(const FunctionDecl &Def, FunctionEffects &E);
+  /// How a seed value of \p Def differs between ranks (or which of \p Def's
+  /// parameters it is).
+  SeedValue classifySeed(const FunctionDecl &Def, const Expr &Value,
+                         int &Parameter);
+
+  const Vocabulary &Vocab;
+  ASTContext &Context;
+  std::unique_ptr<DivergenceAnalysis> Analysis;
+  llvm::DenseMap<const FunctionDecl *, FunctionEffects> Done;
+  llvm::DenseSet<const FunctionDecl *> InProgress;
+  /// Summaries looked up in ProjectFunctions, by canonical declaration.
+  llvm::DenseMap<const FunctionDecl *, std::optional<FunctionEffects>>
+      External;
+};
+
+/// The index of the parameter of \p FD that \p E names (through casts,
+/// `std::string` conversions and `.c_str()`), or -1.
+int parameterIndexOf(const FunctionDecl &FD, const Expr *E);
+
+} // namespace clang::tidy::ddp
+
+#endif // DDPLINT_CHECKS_SUMMARY_FUNCTIONSUMMARIES_H

@@ -1,0 +1,76 @@
+//===--- Summaries.cpp - function summaries across units -----------------===//
+
+#include "Summaries.h"
+
+#include "AtomicWrite.h"
+#include "Cache.h"
+
+#include "vocabulary/ProjectFunctions.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
+
+using namespace llvm;
+using clang::tidy::ddp::FunctionEffects;
+using clang::tidy::ddp::ProjectFunctions;
+
+namespace ddplint {
+
+namespace {
+
+std::string summaryFolder(const FindingsCache &Cache) {
+  SmallString<256> Dir(Cache.directory());
+  sys::path::append(Dir, "summaries");
+  return std::string(Dir);
+}
+
+std::string summaryFile(const FindingsCache &Cache, StringRef Unit) {
+  SmallString<256> Path(summaryFolder(Cache));
+  sys::path::append(Path, utohexstr(xxHash64(Unit)) +
+                              ".summaries");
+  return std::string(Path);
+}
+
+} // namespace
+
+size_t loadSummaries(const FindingsCache &Cache) {
+  return ProjectFunctions::instance().loadFolder(summaryFolder(Cache));
+}
+
+void publishSummaries(const UnitResult &R, const FindingsCache *Cache) {
+  std::vector<std::pair<std::string, FunctionEffects>> Unit;
+  std::string Text;
+  for (const std::string &Line : R.Summaries) {
+    auto [USR, Encoding] = StringRef(Line).split('\t');
+    if (std::optional<FunctionEffects> E = FunctionEffects::decode(Encoding)) {
+      Unit.emplace_back(USR.str(), *E);
+      Text += Line + "\n";
+    }
+  }
+  ProjectFunctions::instance().add(Unit);
+  if (!Cache || R.File.empty())
+    return;
+  std::string Path = summaryFile(*Cache, R.File);
+  if (auto Old = MemoryBuffer::getFile(Path); Old && (*Old)->getBuffer() == Text)
+    return;
+  if (Text.empty() && !sys::fs::exists(Path))
+    return;
+  sys::fs::create_directories(summaryFolder(*Cache));
+  // A failure (a read-only cache) costs the next run these summaries only.
+  (void)writeAtomically(Path, [&](raw_ostream &OS) { OS << Text; });
+}
+
+std::string changedSummary(const UnitResult &R) {
+  for (const std::string &Line : R.AskedSummaries) {
+    auto [USR, Encoding] = StringRef(Line).split('\t');
+    if (ProjectFunctions::instance().encodingOf(USR) != Encoding)
+      return "the summary of a function it calls, defined in another unit, "
+             "changed";
+  }
+  return "";
+}
+
+} // namespace ddplint

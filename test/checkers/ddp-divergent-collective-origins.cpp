@@ -1,0 +1,175 @@
+// ddp-divergent-collective: a value depends on the rank where a rank flows
+// into it, as the functions' summaries say, not where a rank merely passes
+// near it; and what reaches each process on its own (a signal, a clock)
+// differs between ranks. Every function but those marked "Bad" is correct
+// and must stay silent.
+//
+// RUN: %clang_tidy %s -checks='-*,ddp-divergent-collective' -- -std=c++17 -isystem %src_root/sdk-fallback 2>/dev/null \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
+// RUN: %expect_exit 1 %ddplint %s --checks='-*,ddp-divergent-collective' -- -std=c++17 -isystem %src_root/sdk-fallback 2> %t.err \
+// RUN:   | FileCheck %s -check-prefix=CHECK-MESSAGES -implicit-check-not='{{warning|error|note}}:'
+// RUN: FileCheck /dev/null --allow-empty --implicit-check-not='{{warning|error|note}}:' < %t.err
+
+#include <mpi.h>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <vector>
+
+//===----------------------------------------------------------------------===//
+// A helper that fills the rank and the world size
+//===----------------------------------------------------------------------===//
+
+void init_distributed(int &rank, int &world_size) {
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+}
+
+void sum_gradients(std::vector<float> &grad, int world_size) {
+  if (world_size > 1)
+    MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+}
+
+// The world size is the same on every rank, although the helper that fills
+// it fills the rank too.
+void world_size_from_helper(std::vector<float> &grad) {
+  int rank = 0, world_size = 1;
+  init_distributed(rank, world_size);
+  if (world_size > 1)
+    MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+  sum_gradients(grad, world_size);
+}
+
+// Bad: the rank the same helper fills does differ.
+void rank_from_helper(std::vector<float> &grad) {
+  int rank = 0, world_size = 1;
+  init_distributed(rank, world_size);
+  if (rank == 0)
+    MPI_Barrier(MPI_COMM_WORLD);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'MPI_Barrier' runs only on ranks where a condition that depends on the rank holds; ranks that skip it wait forever in their next collective (the job hangs); issue it on every rank (a root/non-root split must call the matching collective on both sides) [ddp-divergent-collective]
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: note: this condition depends on the rank
+  // CHECK-MESSAGES: :[[@LINE-5]]:3: note: the rank comes from here
+}
+
+// A helper that fills a rank-named output from the world size alone.
+void read_sizes(int &local_rank_count, int &size) {
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  local_rank_count = size;
+}
+
+void sizes_named_like_ranks(std::vector<float> &grad) {
+  int ranks_here = 0, size = 0;
+  read_sizes(ranks_here, size);
+  for (int i = 0; i < size; ++i)
+    MPI_Bcast(grad.data(), (int)grad.size(), MPI_FLOAT, i, MPI_COMM_WORLD);
+}
+
+//===----------------------------------------------------------------------===//
+// A loop over an object built with a rank it does not count with
+//===----------------------------------------------------------------------===//
+
+// Counts from 0 to n; `show` only decides whether it prints progress.
+class ProgressRange {
+public:
+  struct Iterator {
+    int Index;
+    int operator*() const { return Index; }
+    Iterator &operator++() {
+      ++Index;
+      return *this;
+    }
+    bool operator!=(const Iterator &Other) const { return Index != Other.Index; }
+  };
+  ProgressRange(int n, bool show) : n_(n), show_(show) {}
+  ~ProgressRange() {
+    if (show_)
+      std::printf("done\n");
+  }
+  Iterator begin() const { return {0}; }
+  Iterator end() const { return {n_}; }
+
+private:
+  int n_;
+  bool show_;
+};
+
+void progress_on_rank_zero(std::vector<float> &grad, int steps) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int step : ProgressRange(steps, /*show=*/rank == 0))
+    MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+}
+
+// Bad: here the rank decides how many steps there are.
+void steps_from_rank(std::vector<float> &grad) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int step : ProgressRange(rank + 1, false))
+    MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: collective 'MPI_Allreduce' runs only on ranks where a condition that depends on the rank holds
+  // CHECK-MESSAGES: :[[@LINE-4]]:19: note: this condition depends on the rank
+  // CHECK-MESSAGES: :[[@LINE-6]]:3: note: the rank comes from here
+}
+
+//===----------------------------------------------------------------------===//
+// What reaches each process on its own
+//===----------------------------------------------------------------------===//
+
+static volatile std::sig_atomic_t stop_requested = 0;
+static void request_stop(int) { stop_requested = 1; }
+
+// Bad: each process receives its own SIGTERM, at its own step.
+void stop_on_signal(std::vector<float> &grad) {
+  std::signal(SIGTERM, request_stop);
+  for (int step = 0; step < 1000; ++step) {
+    if (stop_requested)
+      break;
+    MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: collective 'MPI_Allreduce' is skipped by ranks that leave early through 'break' on a condition that depends on what reaches each process on its own (a signal, a clock); the ranks that stay wait forever in it (the job hangs); agree on it first (all-reduce the flag with MAX, or broadcast rank 0's decision), so that every rank takes the same branch [ddp-divergent-collective]
+    // CHECK-MESSAGES: :[[@LINE-5]]:9: note: this condition depends on what reaches each process on its own (a signal, a clock)
+    // CHECK-MESSAGES: :[[@LINE-5]]:7: note: ranks where it holds leave through this 'break'
+  }
+}
+
+// The flag is agreed on first: every rank leaves at the same step.
+void stop_on_agreed_signal(std::vector<float> &grad) {
+  std::signal(SIGTERM, request_stop);
+  for (int step = 0; step < 1000; ++step) {
+    int local = stop_requested, any = 0;
+    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any)
+      break;
+    MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+  }
+}
+
+// Bad: a time budget read from this process's own clock.
+void stop_on_time_budget(std::vector<float> &grad) {
+  auto start = std::chrono::steady_clock::now();
+  for (int step = 0; step < 1000; ++step) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(60))
+      break;
+    MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: collective 'MPI_Allreduce' is skipped by ranks that leave early through 'break' on a condition that depends on what reaches each process on its own (a signal, a clock)
+    // CHECK-MESSAGES: :[[@LINE-5]]:9: note: this condition depends on what reaches each process on its own (a signal, a clock)
+    // CHECK-MESSAGES: :[[@LINE-5]]:7: note: ranks where it holds leave through this 'break'
+  }
+}
+
+// A clock read only to print how long a step took.
+void time_for_logging(std::vector<float> &grad) {
+  for (int step = 0; step < 10; ++step) {
+    double t0 = MPI_Wtime();
+    MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+    if (MPI_Wtime() - t0 > 1.0)
+      std::printf("slow step %d\n", step);
+  }
+}
