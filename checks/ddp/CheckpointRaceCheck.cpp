@@ -24,6 +24,8 @@ struct Access {
   /// Equal keys name the same file (see pathKey).
   std::string Key;
   bool File = false;
+  /// A helper that writes it on some ranks only (its summary says so).
+  bool SomeRanks = false;
 };
 
 std::string sourceText(const Stmt &S, const ASTContext &Context) {
@@ -141,14 +143,15 @@ void UnitCheckpoints::collect(const CodeUnit &U) {
   // torch::save and torch::load, and the project's functions that write or
   // read a file named by an argument (their summaries say which).
   for (const CallExpr *Call : U.Calls) {
-    bool Plain = false;
-    const Expr *Save = Summaries.filePath(*Call, /*Saves=*/true, &Plain);
+    bool Plain = false, SomeRanks = false;
+    const Expr *Save =
+        Summaries.filePath(*Call, /*Saves=*/true, &Plain, &SomeRanks);
     const Expr *Path = Save ? Save : Summaries.filePath(*Call, false, &Plain);
     // A file name with the rank in it is this rank's own file.
     if (!Path || namesRankFile(U, *Path) || passedByCallers(U, *Path))
       continue;
     (Save ? Saves : Loads)
-        .push_back({Call, Path, pathKey(*Path, Context), Plain});
+        .push_back({Call, Path, pathKey(*Path, Context), Plain, SomeRanks});
   }
   // Files handed from one rank to the others with C stdio or streams.
   for (const Stmt *S : U.Stmts) {
@@ -227,7 +230,7 @@ void UnitCheckpoints::run(const CodeUnit &U) {
   for (const Access &Save : Saves) {
     if (guardedByRank(U, *Save.Call))
       readBeforeWritten(U, Save);
-    else if (!Save.File)
+    else if (!Save.File && !Save.SomeRanks)
       everyRankWrites(Save);
   }
   for (const Access &Load : Loads)

@@ -369,8 +369,13 @@ void GradientModel::propagateCall(CodeUnit &U, const CallExpr &Call,
   };
   // A collective leaves in every buffer what any buffer held: the output
   // of `all_reduce(comm, in, n, out, op)` holds gradients when `in` did.
+  // Only its buffers: a communicator, a datatype or an operation handle
+  // carries no data.
   if (collectiveOf(U, Call)) {
-    unsigned Bits = ArgumentRoles();
+    unsigned Bits = NoRole;
+    for (const Expr *Arg : Call.arguments())
+      if (flow::isCollectiveBufferType(Arg->getType()))
+        Bits |= role(U, Arg);
     for (const Expr *Arg : Call.arguments())
       if (flow::isCollectiveBufferType(Arg->getType()))
         storeRole(U, Arg, Bits, Changed);

@@ -65,7 +65,8 @@ const Expr *batchSizeArgument(const CallExpr &Factory) {
   if (const auto *Convert = dyn_cast<CXXConstructExpr>(Options);
       Convert && Convert->getNumArgs() == 1)
     Options = Convert->getArg(0)->IgnoreImplicit();
-  return Options->getType()->isIntegerType() ? Options : nullptr;
+  // A count, also one kept in a floating-point local (`double n = ...`).
+  return Options->getType()->isArithmeticType() ? Options : nullptr;
 }
 
 /// Whether \p E reads the size of \p Dataset (`ds.size().value()`).
@@ -82,19 +83,39 @@ bool readsDatasetSize(const Expr *E, const VarDecl &Dataset) {
 /// directly or through locals. Training on full batches, the order within
 /// the one batch does not matter.
 bool isWholeShard(const Expr *Batch, const VarDecl &Dataset,
-                  const ValueDecl *Replicas, unsigned Depth = 0) {
+                  const ValueDecl *Replicas, const Stmt *Body,
+                  unsigned Depth = 0) {
   Batch = Batch ? Batch->IgnoreParenImpCasts() : nullptr;
   if (!Batch || Depth > 4)
     return false;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(Batch)) {
     const auto *Local = dyn_cast<VarDecl>(Ref->getDecl());
     return Local && Local->hasLocalStorage() &&
-           isWholeShard(Local->getInit(), Dataset, Replicas, Depth + 1);
+           isWholeShard(Local->getInit(), Dataset, Replicas, Body, Depth + 1);
+  }
+  // A field (`batch_size_`) every assignment of this function sets to the
+  // whole shard.
+  if (const auto *Member = dyn_cast<MemberExpr>(Batch);
+      Member && isa<FieldDecl>(Member->getMemberDecl())) {
+    bool Assigned = false, Whole = true;
+    forEachStmt(Body, [&](const Stmt *S) {
+      const auto *Assign = dyn_cast<BinaryOperator>(S);
+      const auto *Target = Assign && Assign->getOpcode() == BO_Assign
+                               ? dyn_cast<MemberExpr>(
+                                     Assign->getLHS()->IgnoreParenImpCasts())
+                               : nullptr;
+      if (!Target || Target->getMemberDecl() != Member->getMemberDecl())
+        return;
+      Assigned = true;
+      Whole = Whole && isWholeShard(Assign->getRHS(), Dataset, Replicas, Body,
+                                    Depth + 1);
+    });
+    return Assigned && Whole;
   }
   if (const auto *Divide = dyn_cast<BinaryOperator>(Batch);
       Divide && Divide->getOpcode() == BO_Div)
     return Replicas && referencedDecl(Divide->getRHS()) == Replicas &&
-           isWholeShard(Divide->getLHS(), Dataset, Replicas, Depth + 1);
+           isWholeShard(Divide->getLHS(), Dataset, Replicas, Body, Depth + 1);
   const auto *Size = dyn_cast<CallExpr>(Batch);
   return Size && readsDatasetSize(Size, Dataset);
 }
@@ -126,8 +147,8 @@ bool buildsFullBatches(const LoaderDefinition &D) {
             D.Factory->getArg(1)->IgnoreImplicit());
         Construct && Construct->getNumArgs() >= 2)
       Replicas = referencedDecl(Construct->getArg(1));
-  return Dataset &&
-         isWholeShard(batchSizeArgument(*D.Factory), *Dataset, Replicas);
+  return Dataset && isWholeShard(batchSizeArgument(*D.Factory), *Dataset,
+                                 Replicas, D.Body);
 }
 
 void LoaderFacts::addDefinition(const Stmt *Where, const ValueDecl *Loader,
@@ -141,12 +162,14 @@ void LoaderFacts::addDefinition(const Stmt *Where, const ValueDecl *Loader,
     if (const Expr *Arg = loaders::copiedSamplerArgument(*Factory))
       Sampler = handleDecl(Arg);
   Definitions.push_back({Where, Loader, Factory, Sampler, InThisFunction});
+  Definitions.back().Body = CurrentBody;
   addLoader(Loader);
 }
 
 void LoaderFacts::collect(const FunctionDecl &Function,
                           ASTContext &Context) {
   const Stmt *Body = Function.getBody();
+  CurrentBody = Body;
   collectDefinitions(*Body, Context);
   collectDeclaredDefinitions(*Body, Context);
   collectPasses(*Body, Context);
@@ -189,7 +212,7 @@ void LoaderFacts::collectDeclaredDefinitions(const Stmt &Body,
       // A loader class of the project's own, built from its own sampler.
       HomegrownLoaders.push_back(Var);
       Definitions.push_back({Decl, Var, nullptr, Sampler, true,
-                             /*Homegrown=*/true});
+                             /*Homegrown=*/true, CurrentBody});
       addLoader(Var);
       continue;
     }

@@ -32,6 +32,9 @@ struct LoaderDefinition {
   /// distributed sampler (loaders::isIterableClass): whether it copies the
   /// sampler's order or shares the sampler is not known.
   bool Homegrown = false;
+  /// The body of the function that holds the definition: where the fields
+  /// its batch size reads are assigned.
+  const Stmt *Body = nullptr;
 };
 
 /// A statement that starts a pass over a loader: a range-for over it, a call
@@ -75,6 +78,8 @@ public:
   llvm::SmallVector<const ValueDecl *, 4> Loaders;
 
 private:
+  /// The body collect() is reading (LoaderDefinition::Body).
+  const Stmt *CurrentBody = nullptr;
   void collectDefinitions(const Stmt &Body, ASTContext &Context);
   void collectPasses(const Stmt &Body, ASTContext &Context);
   void collectSamplerCalls(const Stmt &Body, ASTContext &Context);

@@ -192,6 +192,9 @@ void FunctionSummaries::addCallEffects(const FunctionDecl &Def,
           Def, argumentFor(*Call, Saves ? Callee.SavesPath : Callee.LoadsPath));
       (Saves ? E.SavesPlainFile : E.LoadsPlainFile) =
           Saves ? Callee.SavesPlainFile : Callee.LoadsPlainFile;
+      if (Saves && Slot >= 0)
+        E.SavesOnSomeRanks =
+            Callee.SavesOnSomeRanks || underRankCondition(Def, *Call);
     }
   });
 }
@@ -209,7 +212,21 @@ void FunctionSummaries::addFileAccesses(const FunctionDecl &Def,
       return;
     Slot = parameterIndexOf(Def, File->Path);
     (File->Write ? E.SavesPlainFile : E.LoadsPlainFile) = true;
+    if (File->Write && Slot >= 0)
+      E.SavesOnSomeRanks = underRankCondition(Def, *S);
   });
+}
+
+bool FunctionSummaries::underRankCondition(const FunctionDecl &Def,
+                                           const Stmt &S) {
+  FunctionDivergence *Flow = Analysis->function(Def);
+  const CFGBlock *Block = Flow ? Flow->blockOf(&S) : nullptr;
+  if (!Block)
+    return false;
+  for (const CFGBlock *Branch : Flow->controllingBranches(*Block))
+    if (Flow->conditionValue(*Branch).has(DivergenceSource::Rank))
+      return true;
+  return false;
 }
 
 SeedValue FunctionSummaries::classifySeed(const FunctionDecl &Def,
@@ -294,10 +311,12 @@ SeedValue FunctionSummaries::seeds(const CallExpr &Call, const Expr **Value) {
 }
 
 const Expr *FunctionSummaries::filePath(const CallExpr &Call, bool Saves,
-                                        bool *PlainFile) {
+                                        bool *PlainFile, bool *SomeRanks) {
   FunctionEffects E = ofCall(Call);
   if (PlainFile)
     *PlainFile = Saves ? E.SavesPlainFile : E.LoadsPlainFile;
+  if (SomeRanks)
+    *SomeRanks = Saves && E.SavesOnSomeRanks;
   return argumentFor(Call, Saves ? E.SavesPath : E.LoadsPath);
 }
 

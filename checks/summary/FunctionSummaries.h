@@ -68,7 +68,7 @@ public:
   /// reads; null when it names none. \p PlainFile: whether the callee opens
   /// it as a plain file (a stream, C stdio) rather than a checkpoint.
   const Expr *filePath(const CallExpr &Call, bool Saves,
-                       bool *PlainFile = nullptr);
+                       bool *PlainFile = nullptr, bool *SomeRanks = nullptr);
   /// Whether \p Call's callee writes a rank into the argument \p Index
   /// (`init(rank, world)`).
   uint8_t outputOrigin(const CallExpr &Call, unsigned Index);
@@ -88,6 +88,8 @@ private:
   void addOrigins(const FunctionDecl &Def, FunctionEffects &E);
   void addCallEffects(const FunctionDecl &Def, FunctionEffects &E);
   void addFileAccesses(const FunctionDecl &Def, FunctionEffects &E);
+  /// Whether a condition on the rank decides whether \p S runs in \p Def.
+  bool underRankCondition(const FunctionDecl &Def, const Stmt &S);
   /// How a seed value of \p Def differs between ranks (or which of \p Def's
   /// parameters it is).
   SeedValue classifySeed(const FunctionDecl &Def, const Expr &Value,

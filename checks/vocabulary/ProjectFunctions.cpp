@@ -121,10 +121,13 @@ bool decodeField(llvm::StringRef Key, llvm::StringRef Value,
     return S.has_value();
   }
   if (Key == "saves" || Key == "loads") {
+    bool Ranked = Value.consume_back(":ranked");
     bool Plain = Value.consume_back(":file");
-    if (!Value.consume_front("param") || Value.getAsInteger(10, Index))
+    if (!Value.consume_front("param") || Value.getAsInteger(10, Index) ||
+        (Ranked && Key != "saves"))
       return false;
     (Key == "saves" ? E.SavesPath : E.LoadsPath) = int(Index);
+    E.SavesOnSomeRanks |= Ranked;
     (Key == "saves" ? E.SavesPlainFile : E.LoadsPlainFile) = Plain;
     return true;
   }
@@ -142,7 +145,8 @@ bool FunctionEffects::operator==(const FunctionEffects &O) const {
          Outputs == O.Outputs && Seeds == O.Seeds &&
          SeedParameter == O.SeedParameter && SavesPath == O.SavesPath &&
          LoadsPath == O.LoadsPath && SavesPlainFile == O.SavesPlainFile &&
-         LoadsPlainFile == O.LoadsPlainFile && StepsOptimizer == O.StepsOptimizer &&
+         LoadsPlainFile == O.LoadsPlainFile &&
+         SavesOnSomeRanks == O.SavesOnSomeRanks && StepsOptimizer == O.StepsOptimizer &&
          BroadcastsParameters == O.BroadcastsParameters;
 }
 
@@ -165,7 +169,8 @@ std::string FunctionEffects::encode() const {
     Fields.push_back(("seed=" + nameOf(SeedNames, Seeds)).str());
   if (SavesPath >= 0)
     Fields.push_back("saves=param" + std::to_string(SavesPath) +
-                     (SavesPlainFile ? ":file" : ""));
+                     (SavesPlainFile ? ":file" : "") +
+                     (SavesOnSomeRanks ? ":ranked" : ""));
   if (LoadsPath >= 0)
     Fields.push_back("loads=param" + std::to_string(LoadsPath) +
                      (LoadsPlainFile ? ":file" : ""));

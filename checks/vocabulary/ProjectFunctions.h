@@ -72,6 +72,9 @@ struct FunctionEffects {
   /// checkpoint (`torch::save`, a checkpoint helper out of sight).
   bool SavesPlainFile = false;
   bool LoadsPlainFile = false;
+  /// Whether it writes that file only on some ranks (under a condition on
+  /// the rank): a call is then no write by every rank.
+  bool SavesOnSomeRanks = false;
   /// Whether it steps an optimizer.
   bool StepsOptimizer = false;
   /// Whether it broadcasts a module's parameters (every replica then holds

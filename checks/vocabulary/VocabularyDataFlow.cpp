@@ -104,8 +104,11 @@ bool flow::isTensorOfNumbers(llvm::StringRef Function) {
 
 bool flow::isCollectiveBufferType(QualType T) {
   T = T.getNonReferenceType();
+  // A pointer to a struct only declared (`MPI_Comm`, `MPI_Datatype`,
+  // `MPI_Op`, `cudaStream_t`) is a handle the library resolves, not data.
   if (T->isPointerType())
-    return true;
+    return !T->getPointeeType()->isIncompleteType() ||
+           T->getPointeeType()->isVoidType();
   const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
   if (!RD)
     return false;

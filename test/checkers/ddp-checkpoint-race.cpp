@@ -326,6 +326,20 @@ void negative_helpers_with_barrier(c10d::ProcessGroup &pg, Net &model, int step)
   (void)resumed;
 }
 
+// A method that saves on rank 0 only, called by every rank: one writer.
+struct Trainer {
+  c10d::ProcessGroup &pg;
+  Net model;
+  void save_checkpoint(const std::string &path) {
+    if (pg.getRank() == 0)
+      torch::save(model, path);
+  }
+};
+
+void negative_helper_saves_on_rank0(Trainer &trainer) {
+  trainer.save_checkpoint("final.pt");
+}
+
 void negative_helper_own_file(c10d::ProcessGroup &pg, int step) {
   save_progress("progress." + std::to_string(pg.getRank()), step);
   int resumed = load_progress("progress." + std::to_string(pg.getRank()));
@@ -344,6 +358,13 @@ void false_negative_paths_built_apart(c10d::ProcessGroup &pg, Net &model,
     torch::save(model, dir + "/ckpt.pt");
   std::string again = dir + "/ckpt.pt";
   torch::load(model, again);
+}
+
+// A helper that saves on rank 0 inside, then a load in the caller with no
+// barrier: the helper's condition is not carried to the caller's flow.
+void false_negative_load_after_ranked_helper(Trainer &trainer, Net &model) {
+  trainer.save_checkpoint("final.pt");
+  torch::load(model, "final.pt");
 }
 
 // The save and the load in two functions: the order between them is not

@@ -289,6 +289,29 @@ void negative_full_batch_options(size_t rank, size_t world) {
     train_one_epoch(*loader);
 }
 
+// The whole shard kept in a floating-point local, and in a field the
+// function sets first.
+void negative_full_batch_double(size_t rank, size_t world) {
+  auto dataset = Points().map(transforms::Stack<>());
+  auto sampler = DistributedRandomSampler(dataset.size().value(), world, rank);
+  double shard = dataset.size().value() / world;
+  auto loader = make_data_loader(std::move(dataset), sampler, shard);
+  for (int epoch = 0; epoch < 3; ++epoch)
+    train_one_epoch(*loader);
+}
+
+struct FullBatchTrainer {
+  size_t world = 1, rank = 0, batch_size = 0;
+  void train() {
+    auto dataset = Points().map(transforms::Stack<>());
+    batch_size = dataset.size().value() / world;
+    auto sampler = DistributedRandomSampler(dataset.size().value(), world, rank);
+    auto loader = make_data_loader(std::move(dataset), sampler, batch_size);
+    for (int epoch = 0; epoch < 3; ++epoch)
+      train_one_epoch(*loader);
+  }
+};
+
 // A batch of a hundredth of the data is no full batch.
 void batches_of_a_fraction(size_t rank, size_t world) {
   auto dataset = Points().map(transforms::Stack<>());

@@ -409,6 +409,26 @@ void mpi_divided(Net &model, torch::optim::SGD &optimizer) {
   optimizer.step();
 }
 
+// A loss total summed after the gradients were averaged: the communicator
+// and the datatypes the two calls share carry no data from one to the other.
+void mpi_loss_total_beside_averaged_gradients(Net &model,
+                                              torch::optim::SGD &optimizer,
+                                              torch::Tensor loss) {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  double epoch_loss = 0, total_loss = 0;
+  epoch_loss += loss.item<double>();
+  loss.backward();
+  for (auto &p : model->named_parameters()) {
+    MPI_Allreduce(MPI_IN_PLACE, p.value().grad().data_ptr(),
+                  p.value().grad().numel(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    p.value().grad().data() = p.value().grad().data() / ranks;
+  }
+  MPI_Allreduce(&epoch_loss, &total_loss, 1, MPI_DOUBLE, MPI_SUM,
+                MPI_COMM_WORLD);
+  optimizer.step();
+}
+
 void mpi_raw_buffer(Net &model, std::vector<float> &buffer) {
   int nprocs = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
