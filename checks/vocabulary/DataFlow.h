@@ -70,7 +70,8 @@ bool isInPlaceMethodName(llvm::StringRef Method);
 /// `torch::tensor(n)`, `scalar_tensor(n)`, `full(sizes, n)`.
 bool isTensorOfNumbers(llvm::StringRef Function);
 
-/// A type a collective moves data through: a pointer, a tensor, a
+/// A type a collective moves data through: a pointer (not an MPI handle:
+/// `MPI_Comm`, `MPI_Datatype`, `MPI_Op` are pointers in Open MPI), a tensor, a
 /// `std::vector`, a `c10::ArrayRef`, `boost::mpi::inplace_t`.
 bool isCollectiveBufferType(QualType T);
 

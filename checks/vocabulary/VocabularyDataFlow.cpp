@@ -102,13 +102,32 @@ bool flow::isTensorOfNumbers(llvm::StringRef Function) {
          Function == "full";
 }
 
+namespace {
+/// `MPI_Comm`, `MPI_Datatype`, `MPI_Op`, `MPI_Group`, `MPI_Info`, `MPI_Win`
+/// (through typedefs).
+bool isMpiHandleType(QualType T) {
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    const auto *TT = T->getAs<TypedefType>();
+    if (!TT)
+      return false;
+    llvm::StringRef Name = TT->getDecl()->getName();
+    if (llvm::StringSwitch<bool>(Name)
+            .Cases("MPI_Comm", "MPI_Datatype", "MPI_Op", "MPI_Group", true)
+            .Cases("MPI_Info", "MPI_Win", "MPI_Errhandler", true)
+            .Default(false))
+      return true;
+    T = TT->desugar();
+  }
+  return false;
+}
+} // namespace
+
 bool flow::isCollectiveBufferType(QualType T) {
   T = T.getNonReferenceType();
-  // A pointer to a struct only declared (`MPI_Comm`, `MPI_Datatype`,
-  // `MPI_Op`, `cudaStream_t`) is a handle the library resolves, not data.
+  // MPI's handles (`MPI_Comm`, `MPI_Datatype`, `MPI_Op`, ...) are pointers
+  // in Open MPI, but name what the library holds, not data.
   if (T->isPointerType())
-    return !T->getPointeeType()->isIncompleteType() ||
-           T->getPointeeType()->isVoidType();
+    return !isMpiHandleType(T);
   const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
   if (!RD)
     return false;
