@@ -21,10 +21,14 @@ namespace ddplint {
 
 namespace {
 
-std::string summaryFolder(const FindingsCache &Cache) {
-  SmallString<256> Dir(Cache.directory());
+std::string summaryFolder(StringRef CacheDir) {
+  SmallString<256> Dir(CacheDir);
   sys::path::append(Dir, "summaries");
   return std::string(Dir);
+}
+
+std::string summaryFolder(const FindingsCache &Cache) {
+  return summaryFolder(Cache.directory());
 }
 
 std::string summaryFile(const FindingsCache &Cache, StringRef Unit) {
@@ -37,7 +41,11 @@ std::string summaryFile(const FindingsCache &Cache, StringRef Unit) {
 } // namespace
 
 size_t loadSummaries(const FindingsCache &Cache) {
-  return ProjectFunctions::instance().loadFolder(summaryFolder(Cache));
+  return loadSummaries(Cache.directory());
+}
+
+size_t loadSummaries(StringRef CacheDir) {
+  return ProjectFunctions::instance().loadFolder(summaryFolder(CacheDir));
 }
 
 void publishSummaries(const UnitResult &R, const FindingsCache *Cache) {

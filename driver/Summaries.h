@@ -20,6 +20,8 @@
 
 #include "Finding.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 
 namespace ddplint {
@@ -29,6 +31,8 @@ class FindingsCache;
 /// Loads the summaries the cache holds; returns how many functions the
 /// store knows afterwards.
 size_t loadSummaries(const FindingsCache &Cache);
+/// The same for the cache in folder CacheDir (the language server's).
+size_t loadSummaries(llvm::StringRef CacheDir);
 
 /// Adds R's summaries to the store and, with a cache, writes them there
 /// (only when they changed).

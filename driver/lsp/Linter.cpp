@@ -5,6 +5,7 @@
 #include "Analysis.h"
 #include "Configuration.h"
 #include "SdkFallback.h"
+#include "Summaries.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/Path.h"
@@ -16,8 +17,12 @@ using namespace clang;
 namespace ddplint::lsp {
 
 Linter::Linter(LinterOptions O) : Options(std::move(O)) {
-  if (!Options.CacheDir.empty())
+  if (!Options.CacheDir.empty()) {
     Preambles.emplace(Options.CacheDir, /*Sharers=*/0);
+    // What the other units' functions do, as the last whole-project run
+    // summarised them.
+    loadSummaries(Options.CacheDir);
+  }
   // Outside any database: C++17, as a LibTorch program needs at least.
   Fallback = std::make_unique<tooling::FixedCompilationDatabase>(
       ".", std::vector<std::string>{"-xc++", "-std=c++17"});
@@ -100,6 +105,9 @@ UnitResult Linter::lint(const Document &Doc,
     Analyser::PreambleUse Plain{"", Doc.Text};
     R = Analysis.run(DB, Doc.Path, nullptr, &Plain);
   }
+  // The document's own functions as edited, for the documents that call
+  // them (in memory: the cache keeps what was saved and analysed by -p).
+  publishSummaries(R, nullptr);
   return R;
 }
 
