@@ -67,44 +67,6 @@ bool underRankCondition(const Stmt &S, ASTContext &Context,
   }
   return false;
 }
-/// The body of a function a call runs, when it is defined in this
-/// translation unit outside system headers (an instantiation's body for a
-/// template).
-const Stmt *userBody(const CallExpr &Call, ASTContext &Context) {
-  const FunctionDecl *Callee = Call.getDirectCallee();
-  const FunctionDecl *Def = nullptr;
-  if (!Callee || !Callee->hasBody(Def) || !Def->getBody() ||
-      Context.getSourceManager().isInSystemHeader(Def->getLocation()))
-    return nullptr;
-  return Def->getBody();
-}
-
-/// Whether a body copies data into tensors (`p.copy_(...)`, `set_data`).
-bool copiesIntoTensors(const Stmt &Body) {
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Body))
-    if (flow::copiesIntoTensor(*Member))
-      return true;
-  for (const Stmt *Child : Body.children())
-    if (Child && !isa<LambdaExpr>(Child) && copiesIntoTensors(*Child))
-      return true;
-  return false;
-}
-
-/// Whether a body touches a module's buffers (`buffers()`,
-/// `named_buffers()`) and never its parameters: a helper that broadcasts
-/// there broadcasts the buffers only.
-bool touchesOnlyBuffers(const Stmt &Body, ASTContext &Context) {
-  bool Buffers = false, Parameters = false;
-  for (const BoundNodes &N :
-       match(findAll(cxxMemberCallExpr().bind("c")), Body, Context)) {
-    std::optional<ModuleState> State = training::moduleStateAccess(
-        *N.getNodeAs<CXXMemberCallExpr>("c"));
-    Buffers |= State == ModuleState::Buffers;
-    Parameters |= State == ModuleState::Parameters;
-  }
-  return Buffers && !Parameters;
-}
-
 /// Whether \p S refers to one of \p Decls.
 bool mentionsAny(const Stmt &S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Decls,
                  ASTContext &Context) {
@@ -143,46 +105,6 @@ void MissingInitialBroadcastCheck::registerMatchers(MatchFinder *Finder) {
                hasAncestor(functionDecl(isDefinition()).bind(FunctionId)))
           .bind(DeclId),
       this);
-}
-
-bool MissingInitialBroadcastCheck::issuesBroadcast(const Stmt &S,
-                                                   ASTContext &Context,
-                                                   unsigned Depth,
-                                                   bool CopiesOut) const {
-  if (const auto *Call = dyn_cast<CallExpr>(&S)) {
-    // A broadcast; or an all-gather in a body that copies into tensors: every
-    // rank assembles the same parameters from the ranks' slices (a sharded
-    // optimizer's all-gather).
-    if (std::optional<CollectiveInfo> C = Vocab.classifyCollective(*Call))
-      return C->Kind == CollectiveKind::Broadcast ||
-             (C->Kind == CollectiveKind::AllGather && CopiesOut);
-    // A helper that broadcasts only the buffers (running statistics) leaves
-    // the parameters apart.
-    if (const Stmt *Body = userBody(*Call, Context);
-        Body && Depth < 2 && !touchesOnlyBuffers(*Body, Context) &&
-        issuesBroadcast(*Body, Context, Depth + 1, copiesIntoTensors(*Body)))
-      return true;
-  }
-  // A training-loop or wrapper object that broadcasts when it is built.
-  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&S)) {
-    const CXXConstructorDecl *Ctor = Construct->getConstructor();
-    const FunctionDecl *Def = nullptr;
-    if (Depth < 2 && Ctor && Ctor->hasBody(Def) &&
-        !Context.getSourceManager().isInSystemHeader(Def->getLocation())) {
-      for (const CXXCtorInitializer *Init : cast<CXXConstructorDecl>(Def)->inits())
-        if (Init->isWritten() && Init->getInit() &&
-            issuesBroadcast(*Init->getInit(), Context, Depth + 1, false))
-          return true;
-      if (Def->getBody() && !touchesOnlyBuffers(*Def->getBody(), Context) &&
-          issuesBroadcast(*Def->getBody(), Context, Depth + 1,
-                          copiesIntoTensors(*Def->getBody())))
-        return true;
-    }
-  }
-  for (const Stmt *Child : S.children())
-    if (Child && issuesBroadcast(*Child, Context, Depth, CopiesOut))
-      return true;
-  return false;
 }
 
 struct MissingInitialBroadcastCheck::ModelEvents {
@@ -247,7 +169,7 @@ void MissingInitialBroadcastCheck::collectEvents(
   };
   for (const BoundNodes &N : match(findAll(callExpr().bind("c")), Body, Context)) {
     const auto *C = N.getNodeAs<CallExpr>("c");
-    bool Broadcasts = issuesBroadcast(*C, Context, 0);
+    bool Broadcasts = Summaries.broadcasts(*C);
     if (Vocab.isOptimizerStep(*C) && Flow.reachable(&Decl, C))
       Events.Steps.push_back(C);
     else if (Summaries.seeds(*C) != SeedValue::None)
@@ -261,7 +183,7 @@ void MissingInitialBroadcastCheck::collectEvents(
   for (const BoundNodes &N :
        match(findAll(cxxConstructExpr().bind("c")), Body, Context)) {
     const auto *C = N.getNodeAs<CXXConstructExpr>("c");
-    if (issuesBroadcast(*C, Context, 0))
+    if (Summaries.broadcasts(*C))
       Events.Starts.push_back(C);
   }
 }
@@ -278,7 +200,8 @@ void MissingInitialBroadcastCheck::addStart(
         Loop.Loop && mentionsAny(*Loop.Collection, Related, Context);
     bool Skips =
         OverModel && skipsSomeParameters(Loop, C, [&](const Stmt &Other) {
-          return isa<CallExpr>(Other) && issuesBroadcast(Other, Context, 0);
+          return isa<CallExpr>(Other) &&
+                 Events.Summaries->broadcasts(*cast<CallExpr>(&Other));
         });
     Events.Starts.push_back(OverModel && !Skips ? Loop.Loop : &C);
     if (Skips && !Events.PartialBroadcast)

@@ -25,11 +25,6 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  /// Whether \p S issues a broadcast, directly or through a function of this
-  /// translation unit; with \p CopiesOut (the body around S copies into
-  /// tensors), an all-gather counts too.
-  bool issuesBroadcast(const Stmt &S, ASTContext &Context, unsigned Depth,
-                       bool CopiesOut = false) const;
 
   /// What a function does after building one model: its steps, seeds, and
   /// what gives every replica the same start.

@@ -122,6 +122,7 @@ FunctionEffects FunctionSummaries::summarise(const FunctionDecl &Def) {
   addOrigins(Def, E);
   addCallEffects(Def, E);
   addFileAccesses(Def, E);
+  addBroadcasts(Def, E);
   return E;
 }
 
@@ -164,7 +165,6 @@ void FunctionSummaries::addCallEffects(const FunctionDecl &Def,
       return;
     FunctionEffects Callee = ofCall(*Call);
     E.StepsOptimizer |= Callee.StepsOptimizer;
-    E.BroadcastsParameters |= Callee.BroadcastsParameters;
     if (Callee.Seeds != FunctionEffects::Seeding::None) {
       // The last seed before the function returns decides.
       const Expr *Value = Callee.Seeds == FunctionEffects::Seeding::Parameter
@@ -226,6 +226,76 @@ bool FunctionSummaries::underRankCondition(const FunctionDecl &Def,
   for (const CFGBlock *Branch : Flow->controllingBranches(*Block))
     if (Flow->conditionValue(*Branch).has(DivergenceSource::Rank))
       return true;
+  return false;
+}
+
+namespace {
+
+/// Whether \p Body copies data into tensors (`p.copy_(...)`, `set_data`):
+/// an all-gather there assembles the same parameters on every rank (a
+/// sharded optimizer's).
+bool copiesIntoTensors(const Stmt *Body) {
+  bool Copies = false;
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S))
+      Copies |= flow::copiesIntoTensor(*Member);
+  });
+  return Copies;
+}
+
+/// Whether \p Body touches a module's buffers (`buffers()`,
+/// `named_buffers()`) and never its parameters: a broadcast there
+/// broadcasts the running statistics only.
+bool touchesOnlyBuffers(const Stmt *Body) {
+  bool Buffers = false, Parameters = false;
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
+      std::optional<ModuleState> State = training::moduleStateAccess(*Member);
+      Buffers |= State == ModuleState::Buffers;
+      Parameters |= State == ModuleState::Parameters;
+    }
+  });
+  return Buffers && !Parameters;
+}
+
+} // namespace
+
+void FunctionSummaries::addBroadcasts(const FunctionDecl &Def,
+                                      FunctionEffects &E) {
+  if (touchesOnlyBuffers(Def.getBody()))
+    return;
+  bool CopiesOut = copiesIntoTensors(Def.getBody());
+  auto Visit = [&](const Expr *Node) {
+    if (E.BroadcastsParameters)
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(Node)) {
+      if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call))
+        E.BroadcastsParameters =
+            Info->Kind == CollectiveKind::Broadcast ||
+            (Info->Kind == CollectiveKind::AllGather && CopiesOut);
+      else
+        E.BroadcastsParameters = broadcasts(*Call);
+    } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Node)) {
+      E.BroadcastsParameters = broadcasts(*Construct);
+    }
+  };
+  // A wrapper or training-loop object that broadcasts when it is built.
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def))
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isWritten())
+        forEachCall(Init->getInit(), Visit);
+  forEachCall(Def.getBody(), Visit);
+}
+
+bool FunctionSummaries::broadcasts(const Expr &E) {
+  if (const auto *Call = dyn_cast<CallExpr>(&E)) {
+    if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call))
+      return Info->Kind == CollectiveKind::Broadcast;
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    return Callee && of(*Callee).BroadcastsParameters;
+  }
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(&E))
+    return of(*Construct->getConstructor()).BroadcastsParameters;
   return false;
 }
 

@@ -72,6 +72,10 @@ public:
   /// Whether \p Call's callee writes a rank into the argument \p Index
   /// (`init(rank, world)`).
   uint8_t outputOrigin(const CallExpr &Call, unsigned Index);
+  /// Whether \p E (a call or a construction) broadcasts a module's
+  /// parameters: a broadcast, or a function or constructor whose summary
+  /// says it broadcasts them (not one that touches only the buffers).
+  bool broadcasts(const Expr &E);
 
   /// The summaries of the unit's externally visible functions with bodies,
   /// by USR, for other units to use.
@@ -88,6 +92,7 @@ private:
   void addOrigins(const FunctionDecl &Def, FunctionEffects &E);
   void addCallEffects(const FunctionDecl &Def, FunctionEffects &E);
   void addFileAccesses(const FunctionDecl &Def, FunctionEffects &E);
+  void addBroadcasts(const FunctionDecl &Def, FunctionEffects &E);
   /// Whether a condition on the rank decides whether \p S runs in \p Def.
   bool underRankCondition(const FunctionDecl &Def, const Stmt &S);
   /// How a seed value of \p Def differs between ranks (or which of \p Def's
