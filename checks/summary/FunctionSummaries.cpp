@@ -43,8 +43,20 @@ bool isOutputType(QualType T) {
   return T->isPointerType() && !T->getPointeeType().isConstQualified();
 }
 
-SeedValue strongest(SeedValue A, SeedValue B) {
-  return static_cast<int>(A) >= static_cast<int>(B) ? A : B;
+/// A summary's seeding that does not depend on what a call passes.
+SeedValue seedOf(FunctionEffects::Seeding S) {
+  switch (S) {
+  case FunctionEffects::Seeding::None:
+    return SeedValue::None;
+  case FunctionEffects::Seeding::Rank:
+    return SeedValue::Rank;
+  case FunctionEffects::Seeding::PerProcess:
+    return SeedValue::PerProcess;
+  case FunctionEffects::Seeding::Common:
+  case FunctionEffects::Seeding::Parameter:
+    break;
+  }
+  return SeedValue::Common;
 }
 
 } // namespace
@@ -172,11 +184,7 @@ void FunctionSummaries::addCallEffects(const FunctionDecl &Def,
                               : nullptr;
       int Parameter = -1;
       SeedValue S = Value ? classifySeed(Def, *Value, Parameter)
-                          : Callee.Seeds == FunctionEffects::Seeding::Rank
-                                ? SeedValue::Rank
-                          : Callee.Seeds == FunctionEffects::Seeding::PerProcess
-                                ? SeedValue::PerProcess
-                                : SeedValue::Common;
+                          : seedOf(Callee.Seeds);
       E.SeedParameter = Parameter;
       E.Seeds = Parameter >= 0 ? FunctionEffects::Seeding::Parameter
                 : S == SeedValue::Rank ? FunctionEffects::Seeding::Rank
@@ -353,31 +361,18 @@ FunctionEffects FunctionSummaries::ofCall(const CallExpr &Call) {
 
 SeedValue FunctionSummaries::seeds(const CallExpr &Call, const Expr **Value) {
   FunctionEffects E = ofCall(Call);
-  if (Value)
-    *Value = nullptr;
-  switch (E.Seeds) {
-  case FunctionEffects::Seeding::None:
-    return SeedValue::None;
-  case FunctionEffects::Seeding::Common:
-    return SeedValue::Common;
-  case FunctionEffects::Seeding::PerProcess:
-    return SeedValue::PerProcess;
-  case FunctionEffects::Seeding::Rank:
-    return SeedValue::Rank;
-  case FunctionEffects::Seeding::Parameter:
-    break;
-  }
-  const Expr *Arg = argumentFor(Call, E.SeedParameter);
+  const Expr *Arg = E.Seeds == FunctionEffects::Seeding::Parameter
+                        ? argumentFor(Call, E.SeedParameter)
+                        : nullptr;
   if (Value)
     *Value = Arg;
   if (!Arg)
-    return SeedValue::Common;
-  SeedValue S = SeedValue::Common;
+    return seedOf(E.Seeds);
   if (Vocab.mentionsRank(Arg))
-    S = strongest(S, SeedValue::Rank);
-  else if (ranks::differsPerProcess(Arg))
-    S = strongest(S, SeedValue::PerProcess);
-  return S;
+    return SeedValue::Rank;
+  if (ranks::differsPerProcess(Arg))
+    return SeedValue::PerProcess;
+  return SeedValue::Common;
 }
 
 const Expr *FunctionSummaries::filePath(const CallExpr &Call, bool Saves,
@@ -388,12 +383,6 @@ const Expr *FunctionSummaries::filePath(const CallExpr &Call, bool Saves,
   if (SomeRanks)
     *SomeRanks = Saves && E.SavesOnSomeRanks;
   return argumentFor(Call, Saves ? E.SavesPath : E.LoadsPath);
-}
-
-uint8_t FunctionSummaries::outputOrigin(const CallExpr &Call, unsigned Index) {
-  FunctionEffects E = ofCall(Call);
-  auto It = E.Outputs.find(Index);
-  return It == E.Outputs.end() ? 0 : It->second;
 }
 
 namespace {

@@ -69,9 +69,6 @@ public:
   /// it as a plain file (a stream, C stdio) rather than a checkpoint.
   const Expr *filePath(const CallExpr &Call, bool Saves,
                        bool *PlainFile = nullptr, bool *SomeRanks = nullptr);
-  /// Whether \p Call's callee writes a rank into the argument \p Index
-  /// (`init(rank, world)`).
-  uint8_t outputOrigin(const CallExpr &Call, unsigned Index);
   /// Whether \p E (a call or a construction) broadcasts a module's
   /// parameters: a broadcast, or a function or constructor whose summary
   /// says it broadcasts them (not one that touches only the buffers).
