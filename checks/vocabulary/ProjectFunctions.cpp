@@ -266,7 +266,10 @@ ProjectFunctions::lookup(const FunctionDecl &FD) const {
     if (It != ByUSR.end())
       Found = It->second;
   }
-  Questions[USR] = Found ? Found->encode() : "";
+  // The first answer is the one to compare later: a unit that asked before
+  // another unit's summary arrived and again after it used both answers,
+  // and is analysed again once the store settles.
+  Questions.try_emplace(USR, Found ? Found->encode() : "");
   return Found;
 }
 

@@ -116,7 +116,7 @@ public:
   size_t size() const;
 
   /// The questions this thread asked since the last call: USR and the
-  /// encoding it got ("" for none), sorted.
+  /// encoding it got first ("" for none), sorted.
   static std::vector<std::pair<std::string, std::string>> takeQuestions();
 
   /// One summary file: `USR<TAB>encoding` lines.
