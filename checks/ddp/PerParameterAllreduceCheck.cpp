@@ -172,6 +172,17 @@ bool calledInLoop(const FunctionDecl &Function, ASTContext &Context) {
   return Found;
 }
 
+/// Whether a collective of kind \p K, issued once per parameter, brings the
+/// ranks' values together (an all-reduce, a reduction or a gather to one
+/// rank, whose result goes back out): the same question whether the loop
+/// issues it or a helper it calls does. Synchronising a parameter itself
+/// (model averaging) each step costs the same; a broadcast or scatter of
+/// each parameter hands out a start, once, and a barrier carries nothing.
+bool syncsValues(CollectiveKind K) {
+  return K != CollectiveKind::Broadcast && K != CollectiveKind::Barrier &&
+         K != CollectiveKind::Scatter;
+}
+
 /// Whether the parameter loop \p Origin runs more than once: inside another
 /// loop (or a lambda, which runs where it is called), or in a function
 /// this unit calls from inside a loop. A model averaged once, at start-up
@@ -379,11 +390,7 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
     Info = collectives::classifyUnresolvedCollective(*Collective, Unresolved);
   if (!Info)
     return;
-  // Synchronising a parameter itself (model averaging) each step costs the
-  // same; a broadcast of each parameter happens once, at start-up.
-  bool SyncsParameters = Info->Kind != CollectiveKind::Broadcast &&
-                         Info->Kind != CollectiveKind::Barrier &&
-                         Info->Kind != CollectiveKind::Scatter;
+  bool SyncsParameters = syncsValues(Info->Kind);
   PerParameterSite Site = siteOf(*Collective, SyncsParameters, Context);
   if (!Site.Iteration || isCoalesced(*Collective, Context) ||
       (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
@@ -433,9 +440,8 @@ void PerParameterAllreduceCheck::checkHelperSite(const Expr &Call,
   if (!What.Kind)
     return;
   CollectiveKind Kind = *What.Kind;
-  if (Kind != CollectiveKind::AllReduce && Kind != CollectiveKind::Reduce &&
-      Kind != CollectiveKind::ReduceScatter && Kind != CollectiveKind::AllGather)
-    return; // a broadcast per parameter happens once, at start-up
+  if (!syncsValues(Kind))
+    return;
   PerParameterSite Site = siteOf(Call, /*SyncsParameters=*/true, Context);
   if (!Site.Iteration || Site.IsHook || isCoalesced(Call, Context) ||
       (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))

@@ -296,6 +296,24 @@ bool Averaging::backpropagatesAveragedLoss(const CodeUnit &U,
   return false;
 }
 
+const VarDecl *Averaging::reducedCountOutput(const CallExpr &Call) const {
+  std::optional<CollectiveInfo> Info =
+      Model.vocabulary().classifyCollective(Call);
+  if (!Info || Info->Kind != CollectiveKind::AllReduce ||
+      Call.getNumArgs() < 2)
+    return nullptr;
+  // The receive buffer comes second in MPI's and NCCL's all-reduce alike
+  // (also after MPI_IN_PLACE).
+  const auto *Address =
+      dyn_cast<UnaryOperator>(Call.getArg(1)->IgnoreParenImpCasts());
+  if (!Address || Address->getOpcode() != UO_AddrOf)
+    return nullptr;
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Address->getSubExpr()->IgnoreParenImpCasts());
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && Var->getType()->isIntegerType() ? Var : nullptr;
+}
+
 void Averaging::findWorldSizeDecls() {
   const Vocabulary &Vocab = Model.vocabulary();
   auto Record = [&](const ValueDecl *D, const Expr *Value) {
@@ -333,6 +351,10 @@ void Averaging::findWorldSizeDecls() {
             if (const ValueDecl *D = handleDecl(Out) ? handleDecl(Out)
                                                      : Model.rootDecl(Out))
               Changed |= WorldSizeDecls.insert(D).second;
+          // MPI_Allreduce(&local, &total, 1, MPI_INT, MPI_SUM, comm): a
+          // count summed over the ranks divides a sum into a global mean.
+          if (const VarDecl *Total = reducedCountOutput(*Call))
+            Changed |= WorldSizeDecls.insert(Total).second;
           if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
               Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
             Changed |= Record(Model.rootDecl(Op->getArg(0)), Op->getArg(1));

@@ -47,7 +47,8 @@ public:
   bool isPerRank(const Expr *E) const;
   /// A count summed over every rank, which averages as the world size does
   /// (`grad.div_(total_tokens)`): the number a helper of this unit returns
-  /// from an all-reduce, or a const local initialised with it.
+  /// from an all-reduce, a const local initialised with it, or an integer
+  /// a scalar all-reduce writes (`MPI_Allreduce(&n, &total, ...)`).
   bool isReducedCount(const Expr *E) const;
   /// When E divides a tensor by the world size (or multiplies it by
   /// 1 / world size), the tensor expression scaled; null otherwise.
@@ -74,6 +75,9 @@ public:
 
 private:
   void findWorldSizeDecls();
+  /// The integer a scalar all-reduce writes (a count summed over the
+  /// ranks), or null.
+  const VarDecl *reducedCountOutput(const CallExpr &Call) const;
   void findScaledLearningRates();
   /// Records who holds the scaled options built by \p S in unit U: the
   /// variable or field it initialises or is assigned to, else the unit.

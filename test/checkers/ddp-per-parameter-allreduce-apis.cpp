@@ -361,3 +361,44 @@ template <typename T> struct DistSGD {
     }
   }
 };
+
+// A hand-rolled all-reduce in two helpers: rank 0 gathers each gradient,
+// sums and broadcasts it back; the others send theirs and receive. Called
+// once per parameter, it is a per-parameter sync whichever side runs it.
+void gather_and_average(torch::Tensor &g, int world) {
+  std::vector<float> all(g.numel() * world);
+  MPI_Gather(g.data_ptr<float>(), (int)g.numel(), MPI_FLOAT, all.data(),
+             (int)g.numel(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(g.data_ptr<float>(), (int)g.numel(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+}
+void send_and_receive(torch::Tensor &g) {
+  MPI_Gather(g.data_ptr<float>(), (int)g.numel(), MPI_FLOAT, nullptr, 0,
+             MPI_FLOAT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(g.data_ptr<float>(), (int)g.numel(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+}
+void gathered_per_parameter(torch::nn::Module &model, int rank, int world) {
+  for (auto &p : model.parameters()) {
+    torch::Tensor g = p.grad();
+    if (rank == 0)
+      gather_and_average(g, world);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'gather_and_average' issues one blocking gather per parameter
+    // CHECK-MESSAGES: :[[@LINE-5]]:3: note: loop over the parameters here
+    // CHECK-MESSAGES: :[[@LINE-16]]:3: note: the collective is issued here, inside 'gather_and_average'
+    else
+      send_and_receive(g);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'send_and_receive' issues one blocking gather per parameter
+    // CHECK-MESSAGES: :[[@LINE-10]]:3: note: loop over the parameters here
+    // CHECK-MESSAGES: :[[@LINE-16]]:3: note: the collective is issued here, inside 'send_and_receive'
+  }
+}
+
+// A helper that broadcasts each parameter hands out a start: silent.
+void broadcast_one(torch::Tensor &t) {
+  MPI_Bcast(t.data_ptr<float>(), (int)t.numel(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+}
+void negative_broadcast_helper_per_parameter(torch::nn::Module &model) {
+  for (auto &p : model.parameters()) {
+    torch::Tensor w = p.detach();
+    broadcast_one(w);
+  }
+}

@@ -189,6 +189,38 @@ void mpi_divided_by_another_field(const Cluster &cluster, Net &model) {
   }
 }
 
+// Divided by the number of samples summed over every rank: the gradients
+// become the mean over the global batch, an average.
+void mpi_divided_by_the_global_sample_count(Net &model, torch::Tensor batch,
+                                            torch::optim::SGD &opt) {
+  int here = batch.size(0);
+  int everywhere = 0;
+  MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  for (auto &p : model->parameters()) {
+    MPI_Allreduce(MPI_IN_PLACE, p.grad().data_ptr(), p.grad().numel(),
+                  MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    p.grad().div_(everywhere);
+  }
+  opt.step();
+}
+
+// A loss summed over the ranks is no count: dividing gradients by it does
+// not average them.
+void mpi_divided_by_a_summed_loss(Net &model, torch::Tensor loss,
+                                  torch::optim::SGD &opt) {
+  double mine = loss.item<double>();
+  double total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  for (auto &p : model->parameters()) {
+    MPI_Allreduce(MPI_IN_PLACE, p.grad().data_ptr(), p.grad().numel(),
+    // CHECK-MPI: :[[@LINE-1]]:5: warning: 'MPI_Allreduce' sums the gradients over all ranks and nothing divides them by the world size before the optimizer step
+                  MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    p.grad().div_(total);
+  }
+  opt.step();
+  // CHECK-MPI: :[[@LINE-1]]:7: note: the optimizer steps with the summed gradients here
+}
+
 void nccl_sum(Net &model, ncclComm_t comm, cudaStream_t stream) {
   for (auto &p : model->parameters()) {
     float *data = p.mutable_grad().data_ptr<float>();
