@@ -332,36 +332,42 @@ std::string checkSelectionNote(IntrusiveRefCntPtr<vfs::FileSystem> FS,
 }
 
 
-bool verifyConfiguration(ClangTidyOptionsProvider &Provider, StringRef File) {
+std::vector<std::string>
+configurationProblems(ClangTidyOptionsProvider &Provider, StringRef File) {
   ClangTidyOptions Every = Provider.getOptions(File);
   Every.Checks = "-*,ddp-*";
   std::vector<std::string> Known = getCheckNames(Every, false);
   ClangTidyOptions::OptionMap KnownOptions = getCheckOptions(Every, false);
-  bool Failed = false, Ok = true, Positive = false;
+  std::vector<std::string> Problems;
+  bool Failed = false, Positive = false;
   std::unique_ptr<ClangTidyOptionsProvider> Raw =
       createClangTidyProvider(vfs::getRealFileSystem(), Failed);
   if (!Raw)
-    return false;
+    return Problems; // the run itself says why the configuration is broken
   for (const auto &[Options, Source] : Raw->getRawOptions(File)) {
     for (const std::string &Glob : ddpGlobs(Options.Checks.value_or(""), Positive))
       if (GlobList G(StringRef(Glob).ltrim('-'));
           llvm::none_of(Known, [&](const std::string &Check) {
             return G.contains(Check);
-          })) {
-        outs() << "error: '" << Glob << "' in the " << Source
-               << " names no ddp- check\n";
-        Ok = false;
-      }
+          }))
+        Problems.push_back(
+            ("'" + Twine(Glob) + "' in the " + Source + " names no ddp- check")
+                .str());
     for (const auto &[Key, Value] : Options.CheckOptions)
-      if (StringRef(Key).startswith("ddp-") && !KnownOptions.count(Key)) {
-        outs() << "error: unknown option '" << Key << "' in the " << Source
-               << "\n";
-        Ok = false;
-      }
+      if (StringRef(Key).startswith("ddp-") && !KnownOptions.count(Key))
+        Problems.push_back(
+            ("unknown option '" + Twine(Key) + "' in the " + Source).str());
   }
-  if (Ok)
+  return Problems;
+}
+
+bool verifyConfiguration(ClangTidyOptionsProvider &Provider, StringRef File) {
+  std::vector<std::string> Problems = configurationProblems(Provider, File);
+  for (const std::string &Problem : Problems)
+    outs() << "error: " << Problem << "\n";
+  if (Problems.empty())
     outs() << "No config errors detected.\n";
-  return Ok;
+  return Problems.empty();
 }
 
 } // namespace ddplint

@@ -56,8 +56,14 @@ std::string
 checkSelectionNote(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS,
                    llvm::StringRef File);
 
-/// --verify-config: prints each ddp- glob that names no check and each
-/// unknown ddp- check option of the configuration File sees, or "No config
+/// Each ddp- glob that names no check and each unknown ddp- check option
+/// of the configuration File sees (its files and the command line), one
+/// sentence each.
+std::vector<std::string>
+configurationProblems(clang::tidy::ClangTidyOptionsProvider &Provider,
+                      llvm::StringRef File);
+
+/// --verify-config: prints configurationProblems as errors, or "No config
 /// errors detected."; false when something was printed as an error.
 bool verifyConfiguration(clang::tidy::ClangTidyOptionsProvider &Provider,
                          llvm::StringRef File);

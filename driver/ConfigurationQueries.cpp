@@ -36,8 +36,9 @@ file, the command line), and exit.)"),
 cl::opt<bool> VerifyConfig("verify-config", cl::desc(R"(
 Check the configuration: every .clang-tidy
 parses, every ddp- glob names a ddp- check,
-every ddp- check option exists; exit 1 on a
-problem, 0 otherwise.)"),
+every ddp- check option exists; exit 2 on a
+problem (a configuration error, like any
+usage error), 0 otherwise.)"),
                            cl::init(false), cl::cat(optionCategory()));
 
 cl::list<std::string> LoadPlugins("load", cl::desc(R"(
@@ -100,7 +101,7 @@ std::optional<int> answerQuery(ClangTidyOptionsProvider &Provider,
     return ExitClean;
   }
   if (VerifyConfig)
-    return verifyConfiguration(Provider, File) ? ExitClean : ExitFindings;
+    return verifyConfiguration(Provider, File) ? ExitClean : ExitToolError;
   if (ListChecks) {
     outs() << "Enabled checks:";
     for (const std::string &Name : Enabled)

@@ -479,6 +479,10 @@ int main(int Argc, const char **Argv) {
   selectFiles(*Compilations, ShardIndex, ShardCount, Run);
   if (std::string Why = brokenConfiguration(Run.Files); !Why.empty())
     return refuseConfiguration(Why, Run);
+  // A misspelled check or option changes nothing and would go unnoticed.
+  for (const std::string &Problem :
+       configurationProblems(*OptionsProvider, FirstFile))
+    WithColor::warning(errs(), "ddplint") << Problem << "\n";
 
   // The analysis.
   std::optional<FindingsCache> Cache;
