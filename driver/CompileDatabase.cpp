@@ -99,6 +99,20 @@ std::unique_ptr<tooling::CompilationDatabase>
 fromBuildPath(StringRef BuildPath, ArrayRef<std::string> SourcePaths,
               function_ref<void(const std::string &)> Error) {
   std::string Why;
+  // `-p build/compile_commands.json` means its folder.
+  if (sys::path::filename(BuildPath) == "compile_commands.json" &&
+      sys::fs::is_regular_file(BuildPath))
+    BuildPath = sys::path::parent_path(BuildPath);
+  if (BuildPath.empty())
+    BuildPath = ".";
+  if (!sys::fs::is_directory(BuildPath)) {
+    Error("cannot use the compile database in '" + BuildPath.str() + "': " +
+          (sys::fs::exists(BuildPath) ? "it is not a folder (-p names the "
+                                        "build folder that holds "
+                                        "compile_commands.json)"
+                                      : "there is no such folder"));
+    return fallBack(SourcePaths);
+  }
   SmallString<256> Json(BuildPath);
   sys::path::append(Json, "compile_commands.json");
   std::unique_ptr<tooling::CompilationDatabase> DB;
