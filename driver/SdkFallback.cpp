@@ -11,6 +11,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 
@@ -44,8 +46,17 @@ std::string sdkFallbackDirectory(const char *Argv0) {
   SmallString<256> Dir(sys::path::parent_path(Self));
   sys::path::append(Dir, RelativeToBinary);
   sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
-  if (!sys::fs::is_directory(Dir))
+  if (!sys::fs::is_directory(Dir)) {
+    // Said once per process: the run goes on without the fallback.
+    static bool Said = false;
+    if (!Said)
+      WithColor::warning(errs(), "ddplint")
+          << "the fallback SDK headers are missing (no folder '" << Dir
+          << "', installed beside this binary): units that include mpi.h, "
+             "nccl.h or cuda_runtime.h need those SDKs installed\n";
+    Said = true;
     return "";
+  }
   return std::string(Dir);
 }
 
