@@ -187,7 +187,7 @@ withConfiguredArguments(ClangTidyContext &Context,
   tooling::CommandLineArguments Adjusted = Args;
   if (Opts.ExtraArgsBefore) {
     auto I = Adjusted.begin();
-    if (I != Adjusted.end() && !StringRef(*I).startswith("-"))
+    if (I != Adjusted.end() && !StringRef(*I).starts_with("-"))
       ++I; // after the compiler's name
     Adjusted.insert(I, Opts.ExtraArgsBefore->begin(),
                     Opts.ExtraArgsBefore->end());

@@ -220,7 +220,7 @@ headersAsCpp(const tooling::CommandLineArguments &Args, StringRef File) {
       (!isHeaderLikeExtension(Ext.drop_front()) &&
        !driver::types::onlyPrecompileType(
            driver::types::lookupTypeForExtension(Ext.drop_front()))) ||
-      llvm::any_of(Args, [](StringRef A) { return A.startswith("-x"); }))
+      llvm::any_of(Args, [](StringRef A) { return A.starts_with("-x"); }))
     return Args;
   tooling::CommandLineArguments Adjusted = Args;
   Adjusted.insert(Adjusted.begin() + (Adjusted.empty() ? 0 : 1),

@@ -103,7 +103,7 @@ std::vector<std::string> ddpGlobs(StringRef Checks, bool &Positive) {
   for (StringRef Glob : Globs) {
     Glob = Glob.trim();
     bool Negative = Glob.consume_front("-");
-    if (!Glob.trim().startswith_insensitive("ddp"))
+    if (!Glob.trim().starts_with_insensitive("ddp"))
       continue;
     Positive |= !Negative;
     Kept.push_back((Negative ? "-" : "") + Glob.trim().str());
@@ -354,7 +354,7 @@ configurationProblems(ClangTidyOptionsProvider &Provider, StringRef File) {
             ("'" + Twine(Glob) + "' in the " + Source + " names no ddp- check")
                 .str());
     for (const auto &[Key, Value] : Options.CheckOptions)
-      if (StringRef(Key).startswith("ddp-") && !KnownOptions.count(Key))
+      if (StringRef(Key).starts_with("ddp-") && !KnownOptions.count(Key))
         Problems.push_back(
             ("unknown option '" + Twine(Key) + "' in the " + Source).str());
   }

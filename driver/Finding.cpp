@@ -14,7 +14,7 @@ using namespace llvm;
 namespace ddplint {
 
 bool Finding::isCompileError() const {
-  return Level == "error" && StringRef(Check).startswith("clang-diagnostic-");
+  return Level == "error" && StringRef(Check).starts_with("clang-diagnostic-");
 }
 
 void LineTable::resolve(Location &L) {

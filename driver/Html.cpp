@@ -75,7 +75,7 @@ StringRef verdictClass(StringRef Verdict) {
   StringRef Lower = V;
   for (StringRef Bad :
        {"confirmed", "diverged", "hang", "crash", "same-order", "overlap"})
-    if (Lower.startswith(Bad))
+    if (Lower.starts_with(Bad))
       return "confirmed";
   // "consistent, gradient 2.00x the average"
   size_t At = Lower.find("gradient ");
@@ -87,7 +87,7 @@ StringRef verdictClass(StringRef Verdict) {
       return X > 1.01 || X < 0.99 ? "confirmed" : "clean";
   }
   for (StringRef Good : {"consistent", "reshuffled", "ok"})
-    if (Lower.startswith(Good))
+    if (Lower.starts_with(Good))
       return "clean";
   return "neutral";
 }

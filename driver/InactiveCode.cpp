@@ -31,7 +31,7 @@ constexpr StringLiteral DistributedWords[] = {
 /// one line, comments dropped, spaces collapsed.
 std::string directiveText(StringRef Text) {
   StringRef Line = Text.take_until([](char C) { return C == '\n'; });
-  bool Continued = Line.rtrim().endswith("\\");
+  bool Continued = Line.rtrim().ends_with("\\");
   Line = Line.take_front(std::min(Line.find("//"), Line.find("/*")));
   SmallVector<StringRef, 8> Words;
   Line.drop_front().split(Words, ' ', -1, /*KeepEmpty=*/false);
@@ -82,10 +82,10 @@ singleMacroCondition(StringRef Directive) {
 /// "define X" or "undefine X" when that alone brings skipped code in.
 std::string adviceFor(const std::string &Directive, const std::string &Opener,
                       bool ChainHasElif) {
-  bool IsElse = StringRef(Directive).startswith("#else");
+  bool IsElse = StringRef(Directive).starts_with("#else");
   if (IsElse && ChainHasElif)
     return ""; // Any of several conditions may have taken the branch.
-  if (!IsElse && StringRef(Directive).startswith("#elif"))
+  if (!IsElse && StringRef(Directive).starts_with("#elif"))
     return ""; // An earlier branch may have been taken instead.
   auto C = singleMacroCondition(IsElse ? Opener : Directive);
   if (!C)
@@ -176,7 +176,7 @@ void InactiveCodeCollector::SourceRangeSkipped(SourceRange Range,
   unsigned LastLineBegin = SM.getDecomposedLoc(SM.translateLineCol(
                                FID, LastLine, 1)).second;
   bool EndsOnDirective =
-      Buffer.substr(LastLineBegin).ltrim(" \t").startswith("#");
+      Buffer.substr(LastLineBegin).ltrim(" \t").starts_with("#");
   unsigned BodyEnd = EndsOnDirective ? LastLineBegin : EndOffset;
   if (LastLine <= FirstLine || BodyEnd <= BodyBegin ||
       !mentionsDistributedCode(Buffer.slice(BodyBegin, BodyEnd)))

@@ -90,7 +90,7 @@ std::optional<std::string> relativeTo(StringRef File, StringRef Root) {
   sys::path::native(R, sys::path::Style::posix);
   StringRef Rel = F;
   StringRef RootRef = StringRef(R).rtrim('/');
-  if (!Rel.consume_front(RootRef) || !Rel.startswith("/"))
+  if (!Rel.consume_front(RootRef) || !Rel.starts_with("/"))
     return std::nullopt;
   Rel = Rel.drop_front();
   if (Rel.empty())
@@ -124,7 +124,7 @@ std::string fileURI(StringRef AbsPath, bool Directory) {
   sys::path::remove_dots(P, /*remove_dot_dot=*/true);
   sys::path::native(P, sys::path::Style::posix);
   std::string URI = "file://" + encodeURIPath(P);
-  if (Directory && !StringRef(URI).endswith("/"))
+  if (Directory && !StringRef(URI).ends_with("/"))
     URI += '/';
   return URI;
 }

@@ -34,7 +34,7 @@ namespace {
 std::vector<std::string> pchArguments(const tooling::CompileCommand &Command) {
   // The input file, however the command names it.
   auto IsInput = [&](StringRef Arg) {
-    if (Arg.startswith("-"))
+    if (Arg.starts_with("-"))
       return false;
     SmallString<256> Abs(Arg);
     if (sys::path::is_relative(Abs)) {
@@ -155,7 +155,7 @@ quoteSearchDirectories(const tooling::CompileCommand &Command) {
     StringRef Dir;
     for (auto [Flag, List] : {std::pair{StringRef("-iquote"), &Quote},
                               std::pair{StringRef("-I"), &User}}) {
-      if (!A.startswith(Flag))
+      if (!A.starts_with(Flag))
         continue;
       Into = List;
       Dir = A.drop_front(Flag.size());
@@ -232,7 +232,7 @@ bool preambleRefused(const UnitResult &R, StringRef PCH) {
   for (const Finding &E : R.CompileErrors) {
     StringRef M = E.Message;
     if (M.contains("precompiled header") || M.contains("PCH file") ||
-        M.contains(PCH) || StringRef(E.Where.File).startswith(Header))
+        M.contains(PCH) || StringRef(E.Where.File).starts_with(Header))
       return true;
   }
   return false;

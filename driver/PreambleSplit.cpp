@@ -30,15 +30,15 @@ struct LeadingInclude {
 
 /// Headers whose parse dominates a LibTorch unit.
 bool isHeavyInclude(StringRef Name) {
-  return Name.startswith("torch/") || Name.startswith("ATen/") ||
-         Name.startswith("c10/") || Name.startswith("c10d/");
+  return Name.starts_with("torch/") || Name.starts_with("ATen/") ||
+         Name.starts_with("c10/") || Name.starts_with("c10d/");
 }
 
 /// Whether Line (without its line break) ends in a backslash that splices
 /// the next line onto it (translation phase 2; clang also accepts blanks
 /// between the backslash and the line break).
 bool continuesOnNextLine(StringRef Line) {
-  return Line.rtrim(" \t\v\f\r").endswith("\\");
+  return Line.rtrim(" \t\v\f\r").ends_with("\\");
 }
 
 /// The end of the line comment that starts at I: the line break after it,
@@ -62,9 +62,9 @@ size_t skipBlanksAndComments(StringRef Text, size_t I) {
     char C = Text[I];
     if (C == ' ' || C == '\t' || C == '\r' || C == '\n') {
       ++I;
-    } else if (Text.substr(I).startswith("//")) {
+    } else if (Text.substr(I).starts_with("//")) {
       I = lineCommentEnd(Text, I);
-    } else if (Text.substr(I).startswith("/*")) {
+    } else if (Text.substr(I).starts_with("/*")) {
       size_t End = Text.find("*/", I + 2);
       if (End == StringRef::npos)
         return Text.size();
@@ -125,7 +125,7 @@ parseInclude(StringRef Directive, size_t Begin, size_t End,
   if (Close == StringRef::npos)
     return std::nullopt;
   StringRef Rest = Directive.drop_front(Close + 1).trim();
-  if (!Rest.empty() && !Rest.startswith("//"))
+  if (!Rest.empty() && !Rest.starts_with("//"))
     return std::nullopt;
   StringRef Name = Directive.slice(1, Close);
   LeadingInclude Inc{

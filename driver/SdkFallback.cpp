@@ -67,7 +67,7 @@ std::vector<std::string> sdkFallbackArguments(StringRef Dir) {
 }
 
 bool isInSdkFallback(StringRef Path, StringRef Dir) {
-  return !Dir.empty() && Path.size() > Dir.size() && Path.startswith(Dir) &&
+  return !Dir.empty() && Path.size() > Dir.size() && Path.starts_with(Dir) &&
          sys::path::is_separator(Path[Dir.size()]);
 }
 

@@ -37,7 +37,7 @@ std::optional<std::string> declaringHeader(llvm::StringRef Qualified) {
   Qualified.split(Parts, "::");
   std::string Scope;
   for (llvm::StringRef Part : llvm::ArrayRef(Parts).drop_back())
-    if (!Part.startswith("__"))
+    if (!Part.starts_with("__"))
       Scope += (Part + "::").str();
   std::optional<clang::tooling::stdlib::Symbol> Symbol =
       clang::tooling::stdlib::Symbol::named(Scope, Parts.back());

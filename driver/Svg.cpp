@@ -74,13 +74,13 @@ private:
   bool misc(bool AllowDoctype) {
     while (true) {
       skipSpace();
-      if (Rest.startswith("<?")) {
+      if (Rest.starts_with("<?")) {
         if (!skipPast("?>", "processing instruction"))
           return false;
-      } else if (Rest.startswith("<!--")) {
+      } else if (Rest.starts_with("<!--")) {
         if (!skipPast("-->", "comment"))
           return false;
-      } else if (AllowDoctype && Rest.startswith("<!DOCTYPE")) {
+      } else if (AllowDoctype && Rest.starts_with("<!DOCTYPE")) {
         size_t End = Rest.find('>');
         size_t Subset = Rest.find('[');
         if (End == StringRef::npos)
@@ -238,7 +238,7 @@ private:
   /// One piece of content: a comment or processing instruction (skipped),
   /// a CDATA section or character data (text), or a child element.
   bool contentItem(XmlNode &Node, unsigned Depth) {
-    if (Rest.startswith("<!--"))
+    if (Rest.starts_with("<!--"))
       return skipPast("-->", "comment");
     if (Rest.consume_front("<![CDATA[")) {
       size_t End = Rest.find("]]>");
@@ -251,9 +251,9 @@ private:
       Rest = Rest.drop_front(End + 3);
       return true;
     }
-    if (Rest.startswith("<?"))
+    if (Rest.starts_with("<?"))
       return skipPast("?>", "processing instruction");
-    if (Rest.startswith("<!"))
+    if (Rest.starts_with("<!"))
       return error("unexpected markup declaration");
     XmlNode Child;
     if (Rest.consume_front("<")) {
@@ -373,11 +373,11 @@ private:
     std::string Lower = Key.lower();
     StringRef LowerKey = Lower;
     // Event handlers run script.
-    if (LowerKey.startswith("on"))
+    if (LowerKey.starts_with("on"))
       return std::nullopt;
     // Namespaced attributes other than links and xml:* are editor data.
     if (LowerKey.contains(':') && LowerKey != "xlink:href" &&
-        !LowerKey.startswith("xml:") && !LowerKey.startswith("xmlns"))
+        !LowerKey.starts_with("xml:") && !LowerKey.starts_with("xmlns"))
       return std::nullopt;
     std::string Compact;
     for (char C : Value)
@@ -389,7 +389,7 @@ private:
     if (LowerKey == "id")
       return Prefix + "-" + Value.str();
     if (LowerKey == "href" || LowerKey == "xlink:href") {
-      if (!Value.startswith("#"))
+      if (!Value.starts_with("#"))
         return std::nullopt;
       return "#" + Prefix + "-" + Value.drop_front().str();
     }

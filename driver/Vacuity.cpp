@@ -96,7 +96,7 @@ void addMissing(std::vector<VacuityFacts::MissingHeader> &Missing,
     return;
   for (const VacuityFacts::MissingHeader &M : Missing)
     if (M.Name == Name ||
-        (!M.Why.empty() && StringRef(M.Name).endswith("/" + Name)))
+        (!M.Why.empty() && StringRef(M.Name).ends_with("/" + Name)))
       return;
   Missing.push_back({std::move(Name), std::move(Why)});
 }

@@ -26,7 +26,7 @@ thread_local llvm::DenseMap<const ASTContext *, std::weak_ptr<FunctionSummaries>
 std::string pluginSdkFallback() {
   Dl_info Info;
   if (!dladdr(reinterpret_cast<void *>(&pluginSdkFallback), &Info) ||
-      !Info.dli_fname || !llvm::StringRef(Info.dli_fname).endswith(".so"))
+      !Info.dli_fname || !llvm::StringRef(Info.dli_fname).ends_with(".so"))
     return "";
   llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Info.dli_fname));
   llvm::sys::path::append(Dir, "ddplint", "sdk-fallback");

@@ -217,7 +217,7 @@ void parseSummaryFile(llvm::StringRef Text,
   Text.split(Lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef Line : Lines) {
     auto [USR, Encoding] = Line.split('\t');
-    if (USR.empty() || !USR.startswith("c:"))
+    if (USR.empty() || !USR.starts_with("c:"))
       continue;
     if (std::optional<FunctionEffects> E = FunctionEffects::decode(Encoding))
       Out.emplace_back(USR.str(), *E);

@@ -74,7 +74,7 @@ bool isObjectFactory(llvm::StringRef Function) {
 bool isDeviceOptionsOrC10dType(llvm::StringRef QualifiedName) {
   return QualifiedName == "c10::Device" ||
          QualifiedName == "c10::TensorOptions" ||
-         QualifiedName.startswith("c10d::");
+         QualifiedName.starts_with("c10d::");
 }
 
 } // namespace clang::tidy::ddp::tensors

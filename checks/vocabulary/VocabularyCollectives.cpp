@@ -349,19 +349,19 @@ bool sdk::isSdkFunction(const FunctionDecl &FD) {
   if (!FD.getDeclName().isIdentifier() || !isGlobalCFunction(FD))
     return false;
   llvm::StringRef Name = FD.getName();
-  if (Name.startswith("MPI_") || Name.startswith("PMPI_") ||
-      Name.startswith("nccl") || Name.startswith("cuda") ||
-      Name.startswith("cublas") || Name.startswith("cudnn"))
+  if (Name.starts_with("MPI_") || Name.starts_with("PMPI_") ||
+      Name.starts_with("nccl") || Name.starts_with("cuda") ||
+      Name.starts_with("cublas") || Name.starts_with("cudnn"))
     return true;
   // The driver API: cuInit, cuMemAlloc, cuStreamSynchronize.
-  return Name.size() > 2 && Name.startswith("cu") && Name[2] >= 'A' && Name[2] <= 'Z';
+  return Name.size() > 2 && Name.starts_with("cu") && Name[2] >= 'A' && Name[2] <= 'Z';
 }
 
 bool sdk::returnsStatusOnly(const FunctionDecl &FD) {
   if (!isSdkFunction(FD))
     return false;
   QualType T = FD.getReturnType();
-  if (FD.getName().startswith("MPI_") || FD.getName().startswith("PMPI_"))
+  if (FD.getName().starts_with("MPI_") || FD.getName().starts_with("PMPI_"))
     return T->isSpecificBuiltinType(BuiltinType::Int) &&
            FD.getName() != "MPI_Wtime";
   for (unsigned Depth = 0; Depth < 4; ++Depth) {

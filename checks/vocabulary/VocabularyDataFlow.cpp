@@ -94,7 +94,7 @@ std::optional<TensorScaling> flow::tensorScaling(llvm::StringRef Name) {
 }
 
 bool flow::isInPlaceMethodName(llvm::StringRef Method) {
-  return Method.endswith("_");
+  return Method.ends_with("_");
 }
 
 bool flow::isTensorOfNumbers(llvm::StringRef Function) {
@@ -156,9 +156,9 @@ bool flow::namesGradientStorage(llvm::StringRef Name) {
   llvm::SmallVector<std::string, 4> Words = identifierWords(Name);
   auto IsGradientWord = [](llvm::StringRef W) {
     // Not a school's grades, nor a gradual warm-up.
-    if (W.startswith("grade") || W.startswith("gradu") || W.startswith("grada"))
+    if (W.starts_with("grade") || W.starts_with("gradu") || W.starts_with("grada"))
       return false;
-    return W.startswith("grad") || W.startswith("nabla");
+    return W.starts_with("grad") || W.starts_with("nabla");
   };
   // What is about gradients without holding one: `requires_grad_`,
   // `grad_fn_`, `grad_hooks_`, `grad_scaler_`, `grad_mode_`.

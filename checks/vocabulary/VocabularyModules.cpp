@@ -63,13 +63,13 @@ bool modules::isModuleClass(const CXXRecordDecl &RD) {
 bool modules::holdsNoParameters(const CXXRecordDecl &ModuleClass) {
   if (!ModuleClass.getDeclName().isIdentifier() ||
       !llvm::StringRef(ModuleClass.getQualifiedNameAsString())
-           .startswith("torch::nn::"))
+           .starts_with("torch::nn::"))
     return false;
   llvm::StringRef Name = ModuleClass.getName();
   Name.consume_back("Impl");
-  if (Name.endswith("Loss") || Name.contains("Pool") ||
-      Name.contains("Dropout") || Name.endswith("Pad1d") ||
-      Name.endswith("Pad2d") || Name.endswith("Pad3d"))
+  if (Name.ends_with("Loss") || Name.contains("Pool") ||
+      Name.contains("Dropout") || Name.ends_with("Pad1d") ||
+      Name.ends_with("Pad2d") || Name.ends_with("Pad3d"))
     return true;
   return llvm::StringSwitch<bool>(Name)
       .Cases("ReLU", "ReLU6", "LeakyReLU", "RReLU", "GELU", "SiLU", true)
@@ -274,7 +274,7 @@ const Expr *modules::inPlaceChangeTarget(const Expr &E) {
                        .Default(false);
     return OnTensor && InPlace ? Member->getImplicitObjectArgument() : nullptr;
   }
-  if (llvm::StringRef(qualifiedName(*FD)).startswith("torch::nn::init::") &&
+  if (llvm::StringRef(qualifiedName(*FD)).starts_with("torch::nn::init::") &&
       Call->getNumArgs() >= 1)
     return Call->getArg(0);
   return nullptr;
@@ -305,7 +305,7 @@ bool modules::isRandomSource(const CallExpr &Call) {
     return false;
   llvm::StringRef Name = FD->getName();
   std::string Qualified = qualifiedName(*FD);
-  if (llvm::StringRef(Qualified).startswith("torch::nn::init::"))
+  if (llvm::StringRef(Qualified).starts_with("torch::nn::init::"))
     return Name != "constant_" && Name != "zeros_" && Name != "ones_" &&
            Name != "eye_" && Name != "dirac_";
   if (isa<CXXMethodDecl>(FD))
@@ -313,8 +313,8 @@ bool modules::isRandomSource(const CallExpr &Call) {
         .Cases("normal_", "uniform_", "bernoulli_", "random_",
                "exponential_", true)
         .Default(false);
-  bool InTorch = llvm::StringRef(Qualified).startswith("torch::") ||
-                 llvm::StringRef(Qualified).startswith("at::");
+  bool InTorch = llvm::StringRef(Qualified).starts_with("torch::") ||
+                 llvm::StringRef(Qualified).starts_with("at::");
   return InTorch && llvm::StringSwitch<bool>(Name)
                         .Cases("rand", "randn", "randint", "randperm", true)
                         .Cases("rand_like", "randn_like", "randint_like",

@@ -269,7 +269,7 @@ bool ranks::readsClock(const CallExpr &Call) {
   const auto *Method = dyn_cast<CXXMethodDecl>(FD);
   if (Method)
     return Name == "now" && Method->isStatic() &&
-           identifierName(Method->getParent()).endswith("clock");
+           identifierName(Method->getParent()).ends_with("clock");
   bool Global = FD->isInStdNamespace() ||
                 FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
                 FD->isExternC();

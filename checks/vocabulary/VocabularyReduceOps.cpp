@@ -25,7 +25,7 @@ namespace {
 ReduceOpKind reduceOpNamed(llvm::StringRef Name) {
   if (Name.consume_front("ompi_mpi_op_"))
     return Name == "sum" ? ReduceOpKind::Sum : ReduceOpKind::Other;
-  if (Name.startswith("MPI_"))
+  if (Name.starts_with("MPI_"))
     return Name == "MPI_SUM" ? ReduceOpKind::Sum : ReduceOpKind::Other;
   return llvm::StringSwitch<ReduceOpKind>(Name)
       .Cases("SUM", "ncclSum", ReduceOpKind::Sum)

@@ -199,8 +199,8 @@ bool training::isOptimizerOptionsClass(const CXXRecordDecl &RD) {
   if (!RD.hasDefinition())
     return false;
   std::string Name = RD.getQualifiedNameAsString();
-  if (llvm::StringRef(Name).startswith("torch::optim::") &&
-      llvm::StringRef(Name).endswith("Options"))
+  if (llvm::StringRef(Name).starts_with("torch::optim::") &&
+      llvm::StringRef(Name).ends_with("Options"))
     return true;
   return llvm::any_of(RD.bases(), [](const CXXBaseSpecifier &Base) {
     const CXXRecordDecl *BaseRD = Base.getType()->getAsCXXRecordDecl();

@@ -162,7 +162,7 @@ json::Object diagnostic(const Finding &F, const Document &Doc,
                  {"source", "ddplint"},
                  {"code", F.Check},
                  {"message", F.Message}};
-  if (StringRef(F.Check).startswith("ddp-"))
+  if (StringRef(F.Check).starts_with("ddp-"))
     D["codeDescription"] = json::Object{{"href", docURL(F.Check, Opts)}};
   if (!Related.empty())
     D["relatedInformation"] = std::move(Related);
