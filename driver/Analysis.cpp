@@ -6,6 +6,7 @@
 #include "StdIncludes.h"
 #include "SystemBodies.h"
 #include "Vacuity.h"
+#include "vocabulary/LLVMCompat.h"
 
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -97,7 +98,7 @@ private:
   void recordDependencies(const SourceManager &SM) {
     llvm::vfs::FileSystem &FS = SM.getFileManager().getVirtualFileSystem();
     for (auto I = SM.fileinfo_begin(), E = SM.fileinfo_end(); I != E; ++I) {
-      SmallString<256> Path(I->first->getName());
+      SmallString<256> Path(compat::fileName(I->first));
       if (FS.makeAbsolute(Path))
         continue;
       // Dots stay: "../" after a symbolic link is not its parent.

@@ -13,6 +13,7 @@
 #include "Output.h"
 #include "OutputSupport.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 

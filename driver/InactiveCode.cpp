@@ -162,7 +162,7 @@ void InactiveCodeCollector::SourceRangeSkipped(SourceRange Range,
       SM.getDecomposedLoc(SM.getExpansionLoc(Range.getEnd()));
   if (EndFID != FID || EndOffset < BeginOffset || isRepeatedInclusion(FID))
     return;
-  const FileEntry *File = SM.getFileEntryForID(FID);
+  OptionalFileEntryRef File = SM.getFileEntryRefForID(FID);
   if (!File)
     return;
 

@@ -36,7 +36,7 @@ cl::opt<OutputFormat> Format(
         clEnumValN(OutputFormat::HTML, "html",
                    "one self-contained HTML page")),
     cl::init(OutputFormat::Text), cl::cat(optionCategory()),
-    cl::sub(*cl::AllSubCommands));
+    cl::sub(cl::SubCommand::getAll()));
 
 cl::opt<std::string> OutputFile("output", cl::desc(R"(
 Write the findings to this file instead of
@@ -45,7 +45,7 @@ once complete; if it cannot be written ddplint
 says why and exits with 2.)"),
                                 cl::value_desc("file"),
                                 cl::cat(optionCategory()),
-                                cl::sub(*cl::AllSubCommands));
+                                cl::sub(cl::SubCommand::getAll()));
 cl::alias OutputFileShort("o", cl::desc("Alias for --output"),
                           cl::aliasopt(OutputFile), cl::NotHidden);
 
@@ -55,7 +55,7 @@ GitLab and HTML output are relative to.
 Default: the current directory.)"),
                                 cl::value_desc("dir"),
                                 cl::cat(optionCategory()),
-                                cl::sub(*cl::AllSubCommands));
+                                cl::sub(cl::SubCommand::getAll()));
 cl::alias SarifRoot("sarif-root", cl::desc("Alias for --source-root"),
                     cl::aliasopt(SourceRoot), cl::NotHidden);
 
@@ -67,7 +67,7 @@ HTML report's links. Default:
                                 cl::value_desc("url"),
                                 cl::init(DDPLINT_DOC_URL_BASE),
                                 cl::cat(optionCategory()),
-                                cl::sub(*cl::AllSubCommands));
+                                cl::sub(cl::SubCommand::getAll()));
 
 enum class ColorMode { Auto, Always, Never };
 
@@ -85,7 +85,7 @@ cl::opt<ColorMode> &colorOption() {
                    clEnumValN(ColorMode::Always, "always", "always"),
                    clEnumValN(ColorMode::Never, "never", "never")),
         cl::init(ColorMode::Auto), cl::cat(optionCategory()),
-        cl::sub(*cl::AllSubCommands));
+        cl::sub(cl::SubCommand::getAll()));
   }();
   return *Option;
 }

@@ -23,7 +23,7 @@ found, a file clang cannot read, no function left
 to analyse). Such units are still named on
 standard error, in SARIF and in JSON.)"),
                               cl::init(false), cl::cat(optionCategory()),
-                              cl::sub(*cl::AllSubCommands));
+                              cl::sub(cl::SubCommand::getAll()));
 
 } // namespace
 

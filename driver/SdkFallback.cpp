@@ -24,7 +24,7 @@ namespace {
 
 /// Where the build and an installation put the fallback headers, relative
 /// to the directory of the ddplint executable.
-constexpr StringLiteral RelativeToBinary = "../lib/ddplint/sdk-fallback";
+constexpr llvm::StringLiteral RelativeToBinary = "../lib/ddplint/sdk-fallback";
 
 /// Path made absolute against FS's working directory, without "." parts.
 std::string absolute(StringRef Path, vfs::FileSystem &FS) {
@@ -74,7 +74,8 @@ bool isInSdkFallback(StringRef Path, StringRef Dir) {
 void SdkFallbackRecorder::InclusionDirective(
     SourceLocation HashLoc, const Token &, StringRef FileName, bool IsAngled,
     CharSourceRange, OptionalFileEntryRef File, StringRef SearchPath,
-    StringRef RelativePath, const Module *, SrcMgr::CharacteristicKind) {
+    StringRef RelativePath, DDPLINT_INCLUSION_MODULE_PARAMETERS,
+    SrcMgr::CharacteristicKind) {
   if (!File)
     return;
   vfs::FileSystem &FS =

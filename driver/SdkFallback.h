@@ -22,6 +22,8 @@
 #ifndef DDPLINT_DRIVER_SDKFALLBACK_H
 #define DDPLINT_DRIVER_SDKFALLBACK_H
 
+#include "vocabulary/LLVMCompat.h"
+
 #include "clang/Lex/PPCallbacks.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -75,7 +77,7 @@ public:
                           clang::OptionalFileEntryRef File,
                           llvm::StringRef SearchPath,
                           llvm::StringRef RelativePath,
-                          const clang::Module *Imported,
+                          DDPLINT_INCLUSION_MODULE_PARAMETERS,
                           clang::SrcMgr::CharacteristicKind FileType) override;
 
 private:

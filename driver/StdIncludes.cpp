@@ -43,8 +43,11 @@ std::optional<std::string> declaringHeader(llvm::StringRef Qualified) {
       clang::tooling::stdlib::Symbol::named(Scope, Parts.back());
   if (!Symbol)
     return std::nullopt;
-  llvm::StringRef Name = Symbol->header().name();
-  return Name.trim("<>").str();
+  // A Header, or since LLVM 18 an optional one.
+  std::optional<clang::tooling::stdlib::Header> Header = Symbol->header();
+  if (!Header)
+    return std::nullopt;
+  return Header->name().trim("<>").str();
 }
 
 } // namespace

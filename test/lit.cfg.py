@@ -28,7 +28,11 @@ config.environment["DDPLINT_CACHE_DIR"] = os.path.join(obj, "test",
 # Colour codes would break FileCheck patterns.
 config.environment["TERM"] = "dumb"
 
+# The clang-tidy whose major version the build's plugin was built for
+# (--param llvm_version=19 with a build configured -DDDPLINT_LLVM_VERSION=19).
+llvm_version = lit_config.params.get("llvm_version", "16")
 plugin = os.path.join(obj, "lib", "ddplint-plugin.so")
+config.environment["DDPLINT_CLANG_TIDY"] = "clang-tidy-" + llvm_version
 probe = os.path.join(obj, "lib", "ddplint-vocabulary-probe.so")
 # MPI, NCCL, the CUDA runtime and Boost.MPI come from the declarations the
 # driver falls back on when a machine lacks them (sdk-fallback/), named with
@@ -78,7 +82,7 @@ if not cuda_include:
 
 config.substitutions.extend([
     ("%cuda_include", cuda_include or "/nonexistent"),
-    ("%clang_tidy", "clang-tidy-16 -load " + plugin),
+    ("%clang_tidy", "clang-tidy-" + llvm_version + " -load " + plugin),
     ("%ddplint", os.path.join(obj, "bin", "ddplint")),
     ("%probe", "clang-tidy-16 -load " + probe + " -checks=-*,probe-vocabulary"),
     ("%mock_flags", mocks),

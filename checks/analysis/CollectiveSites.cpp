@@ -3,6 +3,7 @@
 #include "analysis/CollectiveSites.h"
 
 #include "analysis/ASTUtils.h"
+#include "vocabulary/LLVMCompat.h"
 #include "vocabulary/TensorMethods.h"
 
 #include "clang/AST/DeclTemplate.h"
@@ -139,7 +140,7 @@ CollectiveSites::classifyCall(const CallExpr &TheCall) {
   };
   const FunctionDecl *Body = userDefinition(*FD);
   if (const auto *Method = dyn_cast<CXXMethodDecl>(FD);
-      Method && (!Body || Method->isPure()))
+      Method && (!Body || ddplint::compat::isPureVirtual(*Method)))
     if (std::optional<CollectiveSite> Overridden = overriders(*Method))
       return Overridden;
   if (Body) {

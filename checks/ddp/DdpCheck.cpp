@@ -40,7 +40,7 @@ void appendSearchDirectory(Preprocessor &PP, llvm::StringRef Dir) {
   HeaderSearch &Search = PP.getHeaderSearchInfo();
   for (auto It = Search.search_dir_begin(), E = Search.search_dir_end();
        It != E; ++It)
-    if (It->getDir() && It->getDir()->getName() == Dir)
+    if (It->getDirRef() && It->getDirRef()->getName() == Dir)
       return; // one check of the unit added it already
   if (auto Entry = PP.getFileManager().getOptionalDirectoryRef(Dir))
     Search.AddSystemSearchPath(
