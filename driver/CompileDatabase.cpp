@@ -56,26 +56,6 @@ std::string unusableJSON(StringRef Path) {
   return "";
 }
 
-/// The compile_commands.json clang's search above File would read: the one
-/// in the nearest parent directory that holds a database file, or "" when
-/// that is a compile_flags.txt or there is none.
-std::string databaseAbove(StringRef File) {
-  SmallString<256> Path(File);
-  if (sys::fs::make_absolute(Path))
-    return "";
-  for (StringRef Dir = sys::path::parent_path(Path); !Dir.empty();
-       Dir = sys::path::parent_path(Dir)) {
-    SmallString<256> Json(Dir), Flags(Dir);
-    sys::path::append(Json, "compile_commands.json");
-    sys::path::append(Flags, "compile_flags.txt");
-    if (sys::fs::exists(Json))
-      return std::string(Json);
-    if (sys::fs::exists(Flags))
-      return "";
-  }
-  return "";
-}
-
 std::unique_ptr<tooling::CompilationDatabase> withoutFlags() {
   return std::make_unique<tooling::FixedCompilationDatabase>(
       ".", std::vector<std::string>());
@@ -152,10 +132,30 @@ flagsAsGiven(int Argc, const char **Argv, int &OwnArgc) {
 
 } // namespace
 
+std::string compileDatabaseFolder(StringRef File) {
+  SmallString<256> Path(File);
+  if (sys::fs::make_absolute(Path))
+    return "";
+  for (StringRef Dir = sys::path::parent_path(Path); !Dir.empty();
+       Dir = sys::path::parent_path(Dir))
+    for (StringRef Inside : {"", "build"}) {
+      SmallString<256> Folder(Dir);
+      sys::path::append(Folder, Inside);
+      for (StringRef Name : {"compile_commands.json", "compile_flags.txt"}) {
+        SmallString<256> Candidate(Folder);
+        sys::path::append(Candidate, Name);
+        if (sys::fs::exists(Candidate))
+          return std::string(Folder);
+      }
+    }
+  return "";
+}
+
 std::unique_ptr<tooling::CompilationDatabase>
 loadCompilations(int &Argc, const char **Argv, StringRef BuildPath,
                  ArrayRef<std::string> SourcePaths,
-                 function_ref<void(const std::string &)> Error) {
+                 function_ref<void(const std::string &)> Error,
+                 std::string *Found) {
   std::string Why;
   int Before = Argc;
   std::unique_ptr<tooling::CompilationDatabase> DB =
@@ -168,20 +168,30 @@ loadCompilations(int &Argc, const char **Argv, StringRef BuildPath,
   }
   if (DB)
     return DB;
-  if (!BuildPath.empty())
+  if (!BuildPath.empty()) {
+    if (Found)
+      *Found = BuildPath.str();
     return fromBuildPath(BuildPath, SourcePaths, Error);
+  }
 
-  if (!SourcePaths.empty()) {
-    std::string Json = databaseAbove(SourcePaths[0]);
-    if (std::string Unusable = Json.empty() ? "" : unusableJSON(Json);
+  if (std::string Folder = SourcePaths.empty()
+                               ? std::string()
+                               : compileDatabaseFolder(SourcePaths[0]);
+      !Folder.empty()) {
+    SmallString<256> Json(Folder);
+    sys::path::append(Json, "compile_commands.json");
+    if (std::string Unusable =
+            sys::fs::exists(Json) ? unusableJSON(Json) : std::string();
         !Unusable.empty()) {
       Error(Unusable);
       return fallBack(SourcePaths);
     }
-    DB = tooling::CompilationDatabase::autoDetectFromSource(SourcePaths[0],
-                                                            Why);
-    if (DB)
+    DB = tooling::CompilationDatabase::autoDetectFromDirectory(Folder, Why);
+    if (DB) {
+      if (Found)
+        *Found = Folder;
       return tooling::inferMissingCompileCommands(std::move(DB));
+    }
   }
   // Nothing describes how to compile the files: parse them with no flags,
   // as clang-tidy does, and say so.

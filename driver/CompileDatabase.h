@@ -33,10 +33,18 @@ namespace ddplint {
 /// above the first source file. Why a database could not be used goes to
 /// Error; the result is then a database without flags when there are
 /// source files to analyse with it, else null.
+/// Found, when not null, says which database was used ("" for none).
 std::unique_ptr<clang::tooling::CompilationDatabase>
 loadCompilations(int &Argc, const char **Argv, llvm::StringRef BuildPath,
                  llvm::ArrayRef<std::string> SourcePaths,
-                 llvm::function_ref<void(const std::string &)> Error);
+                 llvm::function_ref<void(const std::string &)> Error,
+                 std::string *Found = nullptr);
+
+/// The folder of the compile database that describes File, found as clangd
+/// finds it: in File's folder and each folder above, the first that holds
+/// compile_commands.json or compile_flags.txt, itself or in a build/
+/// folder inside it. "" when there is none.
+std::string compileDatabaseFolder(llvm::StringRef File);
 
 /// Whether clang knows Path's extension as a C-family source or header
 /// (a Python script given by mistake is not).

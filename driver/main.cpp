@@ -252,11 +252,15 @@ struct RunState {
 /// --extra-arg applied; null when there is nothing to analyse with.
 std::unique_ptr<tooling::CompilationDatabase>
 createCompileDatabase(int &Argc, const char **Argv, RunState &Run) {
+  std::string Found;
   std::unique_ptr<tooling::CompilationDatabase> Compilations =
       loadCompilations(Argc, Argv, BuildPath, SourcePaths,
-                       [&](const std::string &Why) { Run.toolError(Why); });
+                       [&](const std::string &Why) { Run.toolError(Why); },
+                       &Found);
   if (!Compilations)
     return Compilations;
+  if (Verbose && !Found.empty())
+    errs() << "ddplint: the compile database in " << Found << "\n";
   auto Adjuster = tooling::combineAdjusters(
       tooling::combineAdjusters(
           tooling::getInsertArgumentAdjuster(

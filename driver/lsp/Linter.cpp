@@ -3,6 +3,7 @@
 #include "lsp/Linter.h"
 
 #include "Analysis.h"
+#include "CompileDatabase.h"
 #include "Configuration.h"
 #include "SdkFallback.h"
 #include "Summaries.h"
@@ -30,19 +31,22 @@ Linter::Linter(LinterOptions O) : Options(std::move(O)) {
 
 const tooling::CompilationDatabase &Linter::databaseFor(StringRef File,
                                                         std::string &Source) {
+  // As clangd finds it: in the file's folder or one above, or in a build/
+  // folder inside one of them.
   std::string Dir = Options.CompileCommandsDir.empty()
-                        ? sys::path::parent_path(File).str()
+                        ? compileDatabaseFolder(File)
                         : Options.CompileCommandsDir;
   auto [It, New] = Databases.try_emplace(Dir);
   if (New) {
-    std::string Why;
+    std::string Why = "none in the file's folder, one above it, or a build/ "
+                      "folder of either";
     std::unique_ptr<tooling::CompilationDatabase> DB =
-        Options.CompileCommandsDir.empty()
-            ? tooling::CompilationDatabase::autoDetectFromSource(File, Why)
+        Dir.empty()
+            ? nullptr
             : tooling::CompilationDatabase::autoDetectFromDirectory(Dir, Why);
     if (DB) {
       It->second = tooling::inferMissingCompileCommands(std::move(DB));
-      Sources[Dir] = "the compile database found from " + Dir;
+      Sources[Dir] = "the compile database in " + Dir;
     } else {
       Sources[Dir] = "no compile database (" + Why +
                      "); parsing as C++17 with no other flags";
