@@ -227,8 +227,10 @@ createClangTidyProvider(IntrusiveRefCntPtr<vfs::FileSystem> FS, bool &Failed) {
     Overrides.HeaderFilterRegex = HeaderFilter;
   // The driver carries no compiler-warning or static-analyzer checks of its
   // own; compile errors are always collected.
-  Overrides.Checks =
-      Overrides.Checks.value_or("") + ",-clang-analyzer-*,-clang-diagnostic-*";
+  Overrides.Checks = (Overrides.Checks && !Overrides.Checks->empty()
+                           ? *Overrides.Checks + ","
+                           : std::string()) +
+                      "-clang-analyzer-*,-clang-diagnostic-*";
 
   std::optional<ClangTidyOptions> Explicit = explicitConfiguration(Failed);
   if (Failed)

@@ -17,6 +17,8 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+
 using namespace clang::tidy;
 using namespace llvm;
 
@@ -72,6 +74,58 @@ void explainConfiguration(ClangTidyOptionsProvider &Provider, StringRef File,
       }
 }
 
+/// A YAML single-quoted scalar.
+std::string quoted(StringRef Value) {
+  std::string Out = "'";
+  for (char C : Value)
+    Out += C == '\'' ? std::string("''") : std::string(1, C);
+  return Out + "'";
+}
+
+/// --dump-config: the effective configuration with every option of the
+/// enabled checks, sorted by name; an option every enabled check reads
+/// with one value (the vocabulary's) once, unprefixed, as a .clang-tidy
+/// file sets it for all of them.
+std::string dumpedConfiguration(ClangTidyOptions Effective,
+                                ArrayRef<std::string> Enabled) {
+  ClangTidyOptions::OptionMap Options = getCheckOptions(Effective, false);
+  // Option name -> the values the enabled checks give it.
+  std::map<std::string, std::map<std::string, std::string>> ByName;
+  std::map<std::string, std::string> Sorted;
+  for (const auto &Entry : Options) {
+    StringRef Key = Entry.getKey();
+    auto [Check, Name] = Key.split('.');
+    if (!Name.empty() && llvm::is_contained(Enabled, Check.str()))
+      ByName[Name.str()][Check.str()] = Entry.getValue().Value;
+    else
+      Sorted[Key.str()] = Entry.getValue().Value;
+  }
+  for (const auto &[Name, Values] : ByName) {
+    bool Shared = Values.size() == Enabled.size() && Enabled.size() > 1 &&
+                  llvm::all_of(Values, [&](const auto &V) {
+                    return V.second == Values.begin()->second;
+                  });
+    if (Shared)
+      Sorted[Name] = Values.begin()->second;
+    else
+      for (const auto &[Check, Value] : Values)
+        Sorted[Check + "." + Name] = Value;
+  }
+  Effective.CheckOptions.clear();
+  std::string Text = configurationAsText(
+      ClangTidyOptions::getDefaults().mergeWith(Effective, 0));
+  // The empty map clang-tidy writes gives way to the sorted one.
+  if (size_t Empty = Text.find("\nCheckOptions:"); Empty != std::string::npos)
+    Text.erase(Empty + 1, Text.find('\n', Empty + 1) - Empty);
+  std::string Listed = "CheckOptions:\n";
+  for (const auto &[Key, Value] : Sorted)
+    Listed += "  " + Key + ": " + quoted(Value) + "\n";
+  size_t End = Text.rfind("...");
+  return End == std::string::npos || Sorted.empty()
+             ? Text
+             : Text.substr(0, End) + Listed + Text.substr(End);
+}
+
 } // namespace
 
 /// --load: loads the plugins before any check is created. False after an
@@ -110,10 +164,7 @@ std::optional<int> answerQuery(ClangTidyOptionsProvider &Provider,
     return ExitClean;
   }
   if (DumpConfig) {
-    Effective.CheckOptions = getCheckOptions(Effective, false);
-    outs() << configurationAsText(ClangTidyOptions::getDefaults().mergeWith(
-                  Effective, 0))
-           << "\n";
+    outs() << dumpedConfiguration(std::move(Effective), Enabled) << "\n";
     return ExitClean;
   }
   return std::nullopt;
