@@ -137,7 +137,7 @@ Say, for each unit, whether it was analysed (and
 why: what changed) or its findings reused.)"),
                       cl::init(false), cl::cat(DdplintCategory));
 cl::alias VerboseShort("v", cl::desc("Alias for --verbose"),
-                       cl::aliasopt(Verbose));
+                       cl::aliasopt(Verbose), cl::NotHidden);
 
 cl::opt<std::string> Baseline("baseline", cl::desc(R"(
 Hide the findings recorded in this file by
@@ -171,8 +171,14 @@ bool parseOwnOptions(int Argc, const char **Argv) {
     }
   return cl::ParseCommandLineOptions(
       OwnArgc, Argv,
-      "ddplint: finds silent data-parallel training bugs in LibTorch "
-      "code.\n\nExit codes: 0 nothing found, 1 findings, 2 usage or "
+      "ddplint: finds silent data-parallel training bugs in LibTorch, MPI "
+      "and NCCL code.\n\n"
+      "  ddplint [options] <source files> -- <compiler flags>\n"
+      "  ddplint -p <build folder> [options] [<source files>]\n\n"
+      "Compiler flags come after '--', from the compile database -p names, "
+      "or from a compile_commands.json or compile_flags.txt found above the "
+      "first file (or in a build/ folder of a folder above it).\n\n"
+      "Exit codes: 0 nothing found, 1 findings, 2 usage or "
       "tool error, 3 a unit's analysis was vacuous (a header not found, a "
       "file clang cannot read, no function left to analyse); when "
       "several apply, 2 wins over 3, and 3 over 1.\n",
