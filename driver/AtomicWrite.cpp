@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <optional>
 
@@ -45,6 +46,19 @@ std::string writeAtomically(StringRef Path,
     consumeError(Temp->discard());
     return Why;
   }
+  return "";
+}
+
+std::string unwritable(StringRef Path) {
+  if (sys::fs::is_directory(Path))
+    return "it is a folder";
+  SmallString<256> Folder(sys::path::parent_path(Path));
+  if (Folder.empty())
+    Folder = ".";
+  if (!sys::fs::is_directory(Folder))
+    return ("there is no folder '" + Folder + "'").str();
+  if (sys::fs::access(Folder, sys::fs::AccessMode::Write))
+    return ("the folder '" + Folder + "' is not writable").str();
   return "";
 }
 

@@ -25,6 +25,11 @@ namespace ddplint {
 std::string writeAtomically(llvm::StringRef Path,
                             llvm::function_ref<void(llvm::raw_ostream &)> Write);
 
+/// Why writeAtomically(Path) would fail before anything is written (its
+/// folder is missing or not writable, Path is a folder), or "" when
+/// nothing says so: asked before a long run whose result goes there.
+std::string unwritable(llvm::StringRef Path);
+
 } // namespace ddplint
 
 #endif // DDPLINT_DRIVER_ATOMICWRITE_H

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AtomicWrite.h"
 #include "Analysis.h"
 #include "Baseline.h"
 #include "Cache.h"
@@ -204,6 +205,14 @@ bool checkInvocation(const ClangTidyOptions &Effective,
            "of its compile database\n";
     return false;
   }
+  // Before the analysis, not after it: its result would be lost.
+  if (std::string Path = outputPath(); !Path.empty())
+    if (std::string Why = unwritable(Path); !Why.empty()) {
+      WithColor::error(errs(), "ddplint")
+          << "cannot write '" << Path << "': " << Why
+          << "; nothing was analysed\n";
+      return false;
+    }
   if (!Shard.empty() && !parseShard(Shard, ShardIndex, ShardCount)) {
     WithColor::error(errs(), "ddplint")
         << "invalid --shard '" << Shard
