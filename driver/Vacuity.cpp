@@ -80,12 +80,27 @@ bool isLibTorchHeader(StringRef Header) {
           First == "caffe2");
 }
 
-/// Whether the first bytes of File hold a NUL: text in UTF-16 or UTF-32
-/// without a byte order mark.
-bool looksLikeWideText(StringRef File) {
+/// What NUL bytes among the first of File's say: none, text in UTF-16 or
+/// UTF-32 without a byte order mark (the NULs every other byte, or more),
+/// or binary data (an object file, an executable, an archive).
+enum class NulBytes { None, WideText, Binary };
+NulBytes nulBytes(StringRef File) {
   auto Buffer = MemoryBuffer::getFile(File, /*IsText=*/false,
                                       /*RequiresNullTerminator=*/false);
-  return Buffer && (*Buffer)->getBuffer().take_front(4096).contains('\0');
+  if (!Buffer)
+    return NulBytes::None;
+  StringRef Head = (*Buffer)->getBuffer().take_front(4096);
+  if (!Head.contains('\0'))
+    return NulBytes::None;
+  // ASCII text widened: the high bytes, at odd offsets (little-endian) or
+  // even ones (big-endian), are nearly all zero.
+  size_t Pairs = Head.size() / 2, ZeroOdd = 0, ZeroEven = 0;
+  for (size_t I = 0; I + 1 < Head.size(); I += 2) {
+    ZeroEven += Head[I] == '\0';
+    ZeroOdd += Head[I + 1] == '\0';
+  }
+  bool Wide = Pairs && std::max(ZeroOdd, ZeroEven) * 10 >= Pairs * 9;
+  return Wide ? NulBytes::WideText : NulBytes::Binary;
 }
 
 /// Records a header not found (Why empty) or not opened. A header that
@@ -145,9 +160,18 @@ std::string nothingAnalysed(const UnitResult &Result) {
                   ? std::string()
                   : " of '" + First.Where.File + "'");
   Cause += ": " + First.Message + ")";
-  if (looksLikeWideText(Result.File))
+  switch (nulBytes(Result.File)) {
+  case NulBytes::None:
+    break;
+  case NulBytes::WideText:
     Cause += "; the file holds NUL bytes: UTF-16 or UTF-32 text without a "
              "byte order mark? convert it to UTF-8";
+    break;
+  case NulBytes::Binary:
+    Cause += "; the file holds binary data, not source code (an object "
+             "file, an executable or an archive?)";
+    break;
+  }
   return Cause;
 }
 
