@@ -97,11 +97,8 @@ public:
       std::string Message = F.Message;
       for (const Note &N : F.Notes)
         Message += "\nnote: " + where(N.Where) + ": " + N.Message;
-      if (F.Runtime) {
-        Message += "\nat run time: " + F.Runtime->Verdict;
-        if (!F.Runtime->Evidence.empty())
-          Message += ": " + singleLine(F.Runtime->Evidence);
-      }
+      if (F.Runtime)
+        Message += "\n" + runtimeLine(*F.Runtime);
       command(F.Level == "error" ? "error" : "warning", &F.Where, F.Check,
               Message);
     }

@@ -175,10 +175,7 @@ void printText(raw_ostream &OS, ArrayRef<Finding> Findings, bool Color) {
       printSnippet(OS, N.Where, N.Fixes, Sources, Color);
     }
     if (F.Runtime) {
-      std::string Message = "at run time: " + F.Runtime->Verdict;
-      if (!F.Runtime->Evidence.empty())
-        Message += ": " + singleLine(F.Runtime->Evidence);
-      printHeader(OS, F.Where, "note", Message, "", Color);
+      printHeader(OS, F.Where, "note", runtimeLine(*F.Runtime), "", Color);
     }
   }
 }

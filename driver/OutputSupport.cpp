@@ -161,6 +161,15 @@ std::vector<std::string> fingerprints(ArrayRef<Finding> Findings,
   return Out;
 }
 
+std::string runtimeLine(const RuntimeEvidence &R) {
+  std::string Evidence = singleLine(R.Evidence);
+  StringRef Rest(Evidence);
+  if (Rest.consume_front(R.Verdict + ":"))
+    Rest = Rest.ltrim();
+  return "at run time: " + R.Verdict +
+         (Rest.empty() ? std::string() : ": " + Rest.str());
+}
+
 std::string singleLine(StringRef Text) {
   std::string Out;
   bool Space = false;

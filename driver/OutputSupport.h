@@ -84,6 +84,11 @@ std::vector<std::string> fingerprints(llvm::ArrayRef<Finding> Findings,
 /// messages.
 std::string singleLine(llvm::StringRef Text);
 
+/// The one line a run-time verdict adds to a finding: "at run time:
+/// hang: rank 1 never reached it". Evidence that opens with the verdict
+/// (`ddp-harness confirm` writes "confirmed: ...") does not repeat it.
+std::string runtimeLine(const RuntimeEvidence &R);
+
 } // namespace ddplint
 
 #endif // DDPLINT_DRIVER_OUTPUTSUPPORT_H
