@@ -10,6 +10,7 @@ test needs, offline:
                    that gives the mock LibTorch headers."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,7 +32,11 @@ shutil.copy(os.path.join(src, "scripts", "pre-commit-ddplint"),
 git(hooks, "init", "-q")
 git(hooks, "add", ".")
 git(hooks, "commit", "-q", "-m", "hooks")
-git(hooks, "tag", "v0.1.0")  # the release docs/integrations.md names
+# The release docs/integrations.md names: the version project() names in
+# CMakeLists.txt, the one place it is written.
+version = re.search(r"project\(ddplint VERSION ([0-9.]+)",
+                    open(os.path.join(src, "CMakeLists.txt")).read()).group(1)
+git(hooks, "tag", "v" + version)
 rev = subprocess.run(["git", "-C", hooks, "rev-parse", "HEAD"], check=True,
                      capture_output=True, text=True).stdout.strip()
 
