@@ -402,8 +402,14 @@ RunAnalysis ddpharness::analyseRun(const RunEvidence &Run) {
     Out.Replicas = "no probe data";
   else if (WithProbe == 1)
     Out.Replicas = "single rank";
+  else if (Out.FirstDivergentStep)
+    Out.Replicas = "diverged";
+  else if (Out.MaxDrift)
+    Out.Replicas = "consistent";
   else
-    Out.Replicas = Out.FirstDivergentStep ? "diverged" : "consistent";
+    // Probe files, but no step two ranks both recorded (empty files left
+    // by a crash, different steps): nothing says the replicas agree.
+    Out.Replicas = "not compared (no step recorded by two ranks)";
   analyseDataOrder(Run, Out.Order);
   analyseProgress(Run, Out);
   collectMetrics(Run, Out);

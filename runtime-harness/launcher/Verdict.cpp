@@ -79,7 +79,9 @@ std::string ddpharness::gradientScaleVerdict(const RunAnalysis &A) {
   std::string Scale = gradientScale(A);
   if (Scale.empty())
     return "";
-  return (A.Replicas == "diverged" ? "diverged, " : "consistent, ") + Scale;
+  if (A.Replicas == "diverged" || A.Replicas == "consistent")
+    return A.Replicas + ", " + Scale;
+  return Scale;
 }
 
 std::string ddpharness::progressVerdict(const RunAnalysis &A) {
