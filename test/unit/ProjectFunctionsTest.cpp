@@ -97,9 +97,15 @@ TEST(ProjectFunctionsTest, AnswersByUSRAndRecordsTheQuestion) {
   // A function with a body here is summarised here, not looked up.
   EXPECT_FALSE(Store.lookup(*Here).has_value());
 
+  // Asked before the summary arrived and again after: the first answer is
+  // the one recorded, so the unit is analysed again (its answers changed).
   auto Asked = ProjectFunctions::takeQuestions();
   ASSERT_EQ(Asked.size(), 1u);
   EXPECT_EQ(Asked[0].first, functionUSR(*Elsewhere));
+  EXPECT_EQ(Asked[0].second, "");
+  EXPECT_TRUE(Store.lookup(*Elsewhere).has_value());
+  Asked = ProjectFunctions::takeQuestions();
+  ASSERT_EQ(Asked.size(), 1u);
   EXPECT_EQ(Asked[0].second, "collective=allreduce");
 }
 
