@@ -363,6 +363,12 @@ configurationProblems(ClangTidyOptionsProvider &Provider, StringRef File) {
   return Problems;
 }
 
+void warnConfigurationProblems(ClangTidyOptionsProvider &Provider,
+                               StringRef File) {
+  for (const std::string &Problem : configurationProblems(Provider, File))
+    WithColor::warning(errs(), "ddplint") << Problem << "\n";
+}
+
 bool verifyConfiguration(ClangTidyOptionsProvider &Provider, StringRef File) {
   std::vector<std::string> Problems = configurationProblems(Provider, File);
   for (const std::string &Problem : Problems)

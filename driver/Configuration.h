@@ -63,6 +63,11 @@ std::vector<std::string>
 configurationProblems(clang::tidy::ClangTidyOptionsProvider &Provider,
                       llvm::StringRef File);
 
+/// Prints configurationProblems as warnings: a misspelled check or option
+/// changes nothing and would go unnoticed.
+void warnConfigurationProblems(clang::tidy::ClangTidyOptionsProvider &Provider,
+                               llvm::StringRef File);
+
 /// --verify-config: prints configurationProblems as errors, or "No config
 /// errors detected."; false when something was printed as an error.
 bool verifyConfiguration(clang::tidy::ClangTidyOptionsProvider &Provider,

@@ -282,6 +282,15 @@ bool emitReport(const Report &R) {
   return false;
 }
 
+bool outputWritable() {
+  std::string Path = outputPath();
+  std::string Why = Path.empty() ? std::string() : unwritable(Path);
+  if (!Why.empty())
+    WithColor::error(errs(), "ddplint") << "cannot write '" << Path << "': "
+                                        << Why << "; nothing was analysed\n";
+  return Why.empty();
+}
+
 std::string outputPath() {
   return OutputFile == "-" ? std::string() : OutputFile.getValue();
 }

@@ -113,6 +113,10 @@ bool emitReport(const Report &R);
 /// The --output file, or "" for standard output.
 std::string outputPath();
 
+/// Whether the report can go where -o names, asked before the analysis
+/// (whose result would be lost); says why not on stderr.
+bool outputWritable();
+
 /// Applies --color to ddplint's own messages on standard error.
 void applyColorOption();
 

@@ -12,7 +12,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AtomicWrite.h"
 #include "Analysis.h"
 #include "Baseline.h"
 #include "Cache.h"
@@ -205,14 +204,8 @@ bool checkInvocation(const ClangTidyOptions &Effective,
            "of its compile database\n";
     return false;
   }
-  // Before the analysis, not after it: its result would be lost.
-  if (std::string Path = outputPath(); !Path.empty())
-    if (std::string Why = unwritable(Path); !Why.empty()) {
-      WithColor::error(errs(), "ddplint")
-          << "cannot write '" << Path << "': " << Why
-          << "; nothing was analysed\n";
-      return false;
-    }
+  if (!outputWritable())
+    return false;
   if (!Shard.empty() && !parseShard(Shard, ShardIndex, ShardCount)) {
     WithColor::error(errs(), "ddplint")
         << "invalid --shard '" << Shard
@@ -498,10 +491,7 @@ int main(int Argc, const char **Argv) {
   selectFiles(*Compilations, ShardIndex, ShardCount, Run);
   if (std::string Why = brokenConfiguration(Run.Files); !Why.empty())
     return refuseConfiguration(Why, Run);
-  // A misspelled check or option changes nothing and would go unnoticed.
-  for (const std::string &Problem :
-       configurationProblems(*OptionsProvider, FirstFile))
-    WithColor::warning(errs(), "ddplint") << Problem << "\n";
+  warnConfigurationProblems(*OptionsProvider, FirstFile);
 
   // The analysis.
   std::optional<FindingsCache> Cache;
