@@ -55,6 +55,25 @@ bool isForwardingParameter(const FunctionDecl &FD, unsigned I) {
   return T->isRValueReferenceType();
 }
 
+/// Whether argument \p I of \p FD hands the callee a buffer it may fill: a
+/// non-const pointer parameter given an array or a pointer variable
+/// (`reduce(buffer, n)`, `reduce(values, n)` with `double *values`), or the
+/// address of a variable.
+bool isBufferArgument(const FunctionDecl &FD, unsigned I, const Expr *Arg) {
+  if (isOutputPointer(FD, I, Arg))
+    return true;
+  if (I >= FD.getNumParams())
+    return false;
+  QualType P = FD.getParamDecl(I)->getType();
+  if (!P->isPointerType() || P->getPointeeType().isConstQualified())
+    return false;
+  const Expr *Inner = Arg->IgnoreParenImpCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(Inner);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && (Var->getType()->isArrayType() ||
+                 Var->getType()->isPointerType());
+}
+
 } // namespace
 
 void FunctionDivergence::sanitize(const CollectiveSite &Site,
@@ -107,7 +126,7 @@ void FunctionDivergence::sanitize(const CollectiveSite &Site,
       QualType P = FD->getParamDecl(I)->getType();
       Writable = (P->isLValueReferenceType() &&
                   !P.getNonReferenceType().isConstQualified()) ||
-                 (!RankPartResult && isOutputPointer(*FD, I, Arg));
+                 (!RankPartResult && isBufferArgument(*FD, I, Arg));
     }
     if (Writable || sharesTensorStorage(Arg->getType()))
       Clear(Arg);

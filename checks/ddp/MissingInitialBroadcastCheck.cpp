@@ -96,6 +96,22 @@ builtFrom(const VarDecl &Model, const Stmt &Body, ASTContext &Context) {
   }
   return Related;
 }
+/// Whether \p Optimizer is provably another model's: a local built from a
+/// module other than \p Model that this function builds too (a buffer
+/// model of parameter-shaped tensors beside the trained one steps nothing).
+bool optimizerOfAnotherModel(const ValueDecl *Optimizer, const VarDecl &Model,
+                             const Stmt &Body, ASTContext &Context) {
+  if (!Optimizer)
+    return false;
+  for (const BoundNodes &N : match(
+           findAll(declStmt(has(varDecl(ownsNewModule()).bind("other")))),
+           Body, Context)) {
+    const auto *Other = N.getNodeAs<VarDecl>("other");
+    if (Other != &Model && builtFrom(*Other, Body, Context).contains(Optimizer))
+      return true;
+  }
+  return false;
+}
 } // namespace
 
 void MissingInitialBroadcastCheck::registerMatchers(MatchFinder *Finder) {
@@ -170,8 +186,14 @@ void MissingInitialBroadcastCheck::collectEvents(
   for (const BoundNodes &N : match(findAll(callExpr().bind("c")), Body, Context)) {
     const auto *C = N.getNodeAs<CallExpr>("c");
     bool Broadcasts = Summaries.broadcasts(*C);
-    if (Vocab.isOptimizerStep(*C) && Flow.reachable(&Decl, C))
-      Events.Steps.push_back(C);
+    if (Vocab.isOptimizerStep(*C) && Flow.reachable(&Decl, C)) {
+      const auto *Member = dyn_cast<CXXMemberCallExpr>(C);
+      const ValueDecl *Stepped =
+          Member ? handleDecl(Member->getImplicitObjectArgument()) : nullptr;
+      if (Related.contains(Stepped) ||
+          !optimizerOfAnotherModel(Stepped, Model, Body, Context))
+        Events.Steps.push_back(C);
+    }
     else if (Summaries.seeds(*C) != SeedValue::None)
       Events.Seeds.push_back(C);
     else if (!Vocab.classifyCollective(*C) && !Broadcasts &&

@@ -673,3 +673,19 @@ void negative_registry_copy(std::vector<Registered> &registry, PG pg,
   model->forward(x).sum().backward();
   opt->step();
 }
+
+// A buffer model of parameter-shaped tensors beside the trained one (a
+// momentum or an elastic-averaging scratch copy): the optimizer that steps
+// is the trained model's, so only the trained model's start matters.
+void buffer_model_beside_the_trained_one(PG pg, torch::Tensor x) {
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank
+  Net momentum;
+  for (auto &p : momentum->parameters())
+    p.data().zero_();
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  model->forward(x).sum().backward();
+  sync_gradients(*pg, model);
+  opt.step();
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
