@@ -12,6 +12,7 @@
 #ifndef DDPHARNESS_LAUNCHER_ANALYSIS_H
 #define DDPHARNESS_LAUNCHER_ANALYSIS_H
 
+#include "CollectiveTrace.h"
 #include "RunDirectory.h"
 
 #include <cstdint>
@@ -83,6 +84,8 @@ struct RunAnalysis {
   std::map<std::string, std::vector<std::optional<double>>> Metrics;
   /// Metric name -> mean over the ranks that reported it.
   std::map<std::string, double> MetricMeans;
+  /// Each rank's collectives, where they part and where ranks block.
+  CollectiveAnalysis Collectives;
   std::vector<std::string> Warnings;
 };
 

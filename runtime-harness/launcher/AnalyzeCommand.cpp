@@ -55,8 +55,14 @@ ddpharness::analyseRunDirectoryOf(const std::string &Dir, int ExpectedRanks,
   bool NoProbe =
       std::none_of(Evidence->Ranks.begin(), Evidence->Ranks.end(),
                    [](const RankEvidence &R) { return R.HasProbe; });
-  if (NoProbe && !MissingIsError)
+  // Ranks that recorded no probe but their collectives (a raw MPI or NCCL
+  // program) are analysed for the trace alone.
+  bool Traced = llvm::sys::fs::exists(Dir + "/collectives-rank0.tsv");
+  if (NoProbe && (!MissingIsError || Traced)) {
+    if (Recorded)
+      *Recorded = Evidence->Harness;
     return analyseEvidence(*Evidence, HarnessWarnings, "", "");
+  }
   if (NoProbe)
     return makeError(
         "no probe files (probe-rank<R>.jsonl) in '" + Dir +

@@ -8,7 +8,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <regex>
 
@@ -113,6 +115,52 @@ llvm::Expected<std::string> ddpharness::autoProbePreload() {
   return "LD_PRELOAD=" + Library;
 }
 
+std::vector<std::string>
+ddpharness::traceLibraries(const std::string &Program) {
+  if (inspectProgram(Program) == ProbeKind::NotElf)
+    return {};
+  const char *Env = std::getenv("DDP_HARNESS_TRACE");
+  std::string Trace = Env && *Env
+                          ? Env
+                          : executableDirectory() +
+                                "/../lib/libddpharness-trace.so";
+  if (!llvm::sys::fs::exists(Trace)) {
+    static bool Warned = false;
+    if (!Warned)
+      std::fprintf(stderr,
+                   "ddp-harness: warning: the collective trace %s is "
+                   "missing; collectives are not recorded\n",
+                   Trace.c_str());
+    Warned = true;
+    return {};
+  }
+  std::string C10d = llvm::sys::path::parent_path(Trace).str() +
+                     "/libddpharness-trace-c10d.so";
+  auto File = llvm::MemoryBuffer::getFile(Program, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (File && (*File)->getBuffer().contains("_ZN4c10d") &&
+      llvm::sys::fs::exists(C10d))
+    return {C10d, Trace};
+  return {Trace};
+}
+
+void ddpharness::addPreload(std::vector<std::string> &Environment,
+                            const std::vector<std::string> &Libraries) {
+  if (Libraries.empty())
+    return;
+  std::string Joined;
+  for (const std::string &L : Libraries)
+    Joined += (Joined.empty() ? "" : ":") + L;
+  for (std::string &Entry : Environment)
+    if (llvm::StringRef(Entry).starts_with("LD_PRELOAD=")) {
+      Entry += ":" + Joined;
+      return;
+    }
+  if (const char *Old = std::getenv("LD_PRELOAD"); Old && *Old)
+    Joined += std::string(":") + Old;
+  Environment.push_back("LD_PRELOAD=" + Joined);
+}
+
 /// The generated project: the program's units as one CMake list, the
 /// flagged file's include directories and definitions from the database.
 static std::string programLists(const std::string &Config,
@@ -163,5 +211,6 @@ ddpharness::buildProgram(const std::string &File, const std::string &Dir,
       return Preload.takeError();
     Out.Environment.push_back(*Preload);
   }
+  addPreload(Out.Environment, traceLibraries(Out.Path));
   return std::move(Out);
 }

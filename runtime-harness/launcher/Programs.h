@@ -65,6 +65,18 @@ llvm::Expected<BuiltProgram> buildProgram(const std::string &File,
 /// file is missing.
 llvm::Expected<std::string> autoProbePreload();
 
+/// The collective trace for \p Program: ../lib/libddpharness-trace.so next
+/// to ddp-harness (or $DDP_HARNESS_TRACE), with libddpharness-trace-c10d.so
+/// before it when the executable names c10d. Empty, after one warning on
+/// stderr naming the folder looked in, when the libraries are missing; empty
+/// for a program that is not ELF.
+std::vector<std::string> traceLibraries(const std::string &Program);
+
+/// \p Environment with \p Libraries preloaded: added to its LD_PRELOAD
+/// entry, or to a new one that keeps the inherited LD_PRELOAD after them.
+void addPreload(std::vector<std::string> &Environment,
+                const std::vector<std::string> &Libraries);
+
 /// What `run` knows of a program's probe from its executable file.
 enum class ProbeKind {
   /// It links the harness library's probe.

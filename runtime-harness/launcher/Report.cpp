@@ -359,6 +359,7 @@ void ddpharness::printRunSummary(llvm::raw_ostream &OS,
     OS << "warning: " << W << "\n";
 
   printProcessVerdict(OS, Process);
+  printCollectives(OS, A.Collectives);
   replicaLines(OS, A, RunDir, SvgPath);
 }
 

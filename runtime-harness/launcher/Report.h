@@ -43,6 +43,10 @@ void printComparison(llvm::raw_ostream &OS, const RunAnalysis &A,
 /// The per-step data as JSON (shared by `run --format json` and the
 /// scenarios report).
 llvm::json::Array stepsJson(const RunAnalysis &A);
+/// Where the ranks' collectives part and where each rank blocks, as lines
+/// ("collectives: ...") and as JSON (null without a trace).
+void printCollectives(llvm::raw_ostream &OS, const CollectiveAnalysis &C);
+llvm::json::Value collectivesJson(const CollectiveAnalysis &C);
 llvm::json::Value dataOrderJson(const RunAnalysis &A);
 llvm::json::Object metricsJson(const RunAnalysis &A);
 

@@ -45,8 +45,12 @@ ddpharness::analyseEvidence(const RunEvidence &Evidence,
                             const std::string &SvgLabel) {
   AnalysedRun Run;
   Run.Analysis = analyseRun(Evidence);
+  Run.Analysis.Collectives =
+      analyseCollectives(Evidence.Dir, int(Evidence.Ranks.size()));
   std::vector<std::string> &W = Run.Analysis.Warnings;
   W.insert(W.begin(), HarnessWarnings.begin(), HarnessWarnings.end());
+  W.insert(W.end(), Run.Analysis.Collectives.Warnings.begin(),
+           Run.Analysis.Collectives.Warnings.end());
 
   if (!Run.Analysis.Steps.empty()) {
     Run.SvgPath = Evidence.Dir + "/drift.svg";

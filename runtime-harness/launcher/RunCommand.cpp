@@ -97,6 +97,7 @@ static json::Object runJson(const LaunchOptions &Options,
       {"progress", A.ParamsChanged ? json::Value(progressVerdict(A))
                                    : json::Value(nullptr)},
       {"metrics", metricsJson(A)},
+      {"collectives", collectivesJson(A.Collectives)},
       {"metrics_per_rank", std::move(PerRank)},
       {"steps", stepsJson(A)},
       {"warnings", std::move(Warnings)},
@@ -112,7 +113,7 @@ struct RunOptions {
   std::string Backend = "gloo", RunDir, Format = "text";
   double Timeout = 300, Grace = 2;
   std::string Launcher = "harness";
-  bool NoAutoProbe = false;
+  bool NoAutoProbe = false, NoTrace = false;
   std::vector<std::string> Command;
 };
 
@@ -137,6 +138,9 @@ void addRunOptions(OptionParser &Parser, RunOptions &O) {
   Parser.addFlag("no-autoprobe", &O.NoAutoProbe,
                  "never preload the auto-probe, even into a LibTorch program "
                  "without a probe of its own");
+  Parser.addFlag("no-trace", &O.NoTrace,
+                 "never preload the collective trace (each rank's MPI, NCCL "
+                 "and c10d collectives with their call sites)");
   Parser.takeCommandAfterDashes(&O.Command, /*Required=*/true);
 }
 
@@ -215,7 +219,8 @@ int ddpharness::runCommand(const std::vector<std::string> &Args) {
   OptionParser Parser("run", "run [--nproc N] [--backend gloo|nccl] "
                              "[--timeout S] [--run-dir DIR] [--format "
                              "text|json] [--launcher harness|mpirun|torchrun] "
-                             "[--no-autoprobe] -- PROGRAM [ARGS...]");
+                             "[--no-autoprobe] [--no-trace] -- PROGRAM "
+                             "[ARGS...]");
   addRunOptions(Parser, O);
   if (llvm::Error E = Parser.parse(Args))
     return reportHarnessError("run", llvm::toString(std::move(E)) + "\n" +
@@ -236,6 +241,8 @@ int ddpharness::runCommand(const std::vector<std::string> &Args) {
   LaunchOptions Options = launchOptionsFor(O, *Dir);
   if (llvm::Error E = chooseAutoProbe(O, Options))
     return reportHarnessError("run", llvm::toString(std::move(E)));
+  if (!O.NoTrace)
+    addPreload(Options.Environment, traceLibraries(O.Command[0]));
   if (O.Launcher != "harness")
     return runUnderLauncher(O.Launcher, std::move(Options), O.Format == "json");
   std::string Label = O.Command[0].substr(O.Command[0].rfind('/') + 1);

@@ -360,6 +360,7 @@ llvm::Expected<RunEvidence> ddpharness::readRunDirectory(const std::string &Dir,
       continue;
     int Rank;
     if (isRankFile(Name, "probe-rank", ".jsonl", &Rank) ||
+        isRankFile(Name, "collectives-rank", ".tsv", &Rank) ||
         isRankFile(Name, "probe-rank", ".bin", &Rank) ||
         isRankFile(Name, "result-rank", ".json", &Rank)) {
       if (NumRanks > 0 && Rank >= NumRanks)
@@ -378,7 +379,8 @@ llvm::Expected<RunEvidence> ddpharness::readRunDirectory(const std::string &Dir,
   for (const std::string &Name : Unexpected)
     Run.Warnings.push_back("unexpected file '" + Name +
                            "' in the run directory (ranks write only "
-                           "probe-rank<R>.jsonl/.bin and result-rank<R>.json)");
+                           "probe-rank<R>.jsonl/.bin, result-rank<R>.json and "
+                           "collectives-rank<R>.tsv)");
 
   for (int Rank = 0; Rank <= MaxRank; ++Rank) {
     RankEvidence R;

@@ -1,0 +1,60 @@
+//===- Trace.h - Each rank's collectives, as it issues them ---------------===//
+//
+// The collective trace: libddpharness-trace.so is preloaded into every rank
+// `ddp-harness run` starts, and records each collective the rank issues
+// through MPI (MpiTrace.cpp, over the PMPI profiling interface), NCCL
+// (NcclTrace.cpp) and, with libddpharness-trace-c10d.so beside it, c10d's
+// process groups (C10dTrace.cpp).
+//
+// One line per event goes to $DDP_HARNESS_RUN_DIR/collectives-rank<R>.tsv
+// with a single write(2) on a file opened O_APPEND, so a crash or a kill
+// loses at most the event in flight. Tab-separated:
+//
+//   C id group kind op count dtype root blocking thread time frames
+//       a collective issued (blocking: 1 when the call itself waits for
+//       the other ranks, 0 when a wait() or MPI_Wait does);
+//   W id time     a wait on collective id began;
+//   D id time     collective id, or the wait on it, returned.
+//
+// time is CLOCK_REALTIME in nanoseconds; frames are the first few return
+// addresses outside the communication libraries and LibTorch, each
+// `module+0xoffset` (offset from the module's load address, or the address
+// itself for a non-PIE executable), for the launcher to symbolise.
+// Nothing is recorded unless the launcher set DDP_HARNESS_RUN_DIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DDPHARNESS_TRACE_TRACE_H
+#define DDPHARNESS_TRACE_TRACE_H
+
+#include <cstdint>
+#include <string>
+
+namespace ddptrace {
+
+struct Collective {
+  /// The communicator or process group, named the same way on every rank
+  /// ("MPI_COMM_WORLD", "gloo#0").
+  std::string group;
+  /// allreduce, broadcast, barrier, ...
+  const char *kind = "";
+  /// The reduce op ("SUM", "MAX"), or "-" for a collective without one.
+  std::string op = "-";
+  int64_t count = 0;
+  std::string dtype = "-";
+  /// The root rank, or -1.
+  int64_t root = -1;
+  bool blocking = true;
+};
+
+/// Records an issued collective; its id for wait/done, or -1 when the
+/// trace is off (no run directory) or the record could not be written.
+__attribute__((visibility("default"))) int64_t issued(const Collective &C);
+/// Records the start of a wait on collective \p Id (ignored for -1).
+__attribute__((visibility("default"))) void waiting(int64_t Id);
+/// Records that collective \p Id, or the wait on it, returned.
+__attribute__((visibility("default"))) void done(int64_t Id);
+
+} // namespace ddptrace
+
+#endif
