@@ -116,3 +116,35 @@ json::Value ddpharness::collectivesJson(const CollectiveAnalysis &C) {
   }
   return Out;
 }
+
+std::string ddpharness::partedSentence(const CollectiveAnalysis &C) {
+  if (!C.Disagree)
+    return "";
+  std::string Out = "the ranks parted at collective " +
+                    std::to_string(C.Index + 1) + " on " + C.Group + ":";
+  for (size_t Rank = 0; Rank < C.Ranks.size(); ++Rank) {
+    const RankCollectives &R = C.Ranks[Rank];
+    Out += std::string(Rank ? "," : "") + " rank " + std::to_string(Rank);
+    if (!R.Present)
+      Out += " left no trace";
+    else if (!C.At[Rank])
+      Out += " issued none";
+    else
+      Out += " in " + R.Issued[*C.At[Rank]].describe() + " at " +
+             siteOf(R.Issued[*C.At[Rank]]);
+  }
+  return Out;
+}
+
+std::vector<std::pair<std::string, int>>
+ddpharness::partedSites(const CollectiveAnalysis &C) {
+  std::vector<std::pair<std::string, int>> Out;
+  if (!C.Disagree)
+    return Out;
+  for (size_t Rank = 0; Rank < C.Ranks.size(); ++Rank)
+    if (C.At[Rank])
+      for (const CallSite &S : C.Ranks[Rank].Issued[*C.At[Rank]].Sites)
+        if (S.Line > 0)
+          Out.emplace_back(S.File, S.Line);
+  return Out;
+}

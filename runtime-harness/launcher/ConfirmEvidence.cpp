@@ -152,6 +152,8 @@ CheckResult ddpharness::scenarioResult(ScenarioKind Kind,
   if (Confirmed) {
     R.Evidence =
         "confirmed: " + bugClause(Kind, Bug, HangTimeout) + " " + Context;
+    if (!Bug.Parted.empty())
+      R.Evidence += "; " + Bug.Parted;
     if (Fix)
       R.Evidence +=
           "; the fixed variant (" + Fixed + ") " + cleanClause(Kind, *Fix);
@@ -180,6 +182,9 @@ CheckResult ddpharness::programResult(ScenarioKind Kind,
     R.Verdict = "confirmed";
     R.Evidence =
         "confirmed: " + bugClause(Kind, AsKind, Timeout) + " " + Context;
+    if (!Run.Parted.empty())
+      R.Evidence += "; " + Run.Parted;
+    R.PartedAt = Run.PartedAt;
     break;
   case Shows::Clean:
     R.Verdict = "not confirmed";

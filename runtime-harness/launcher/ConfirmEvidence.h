@@ -24,6 +24,9 @@ namespace ddpharness {
 /// A check's runtime evidence, as a finding's `runtime` object shows it.
 struct CheckResult {
   std::string Verdict, Evidence, Svg, RunDir;
+  /// Where the ranks' collectives parted in the measured run (call sites),
+  /// for a finding to be confirmed at its own line or elsewhere.
+  std::vector<std::pair<std::string, int>> PartedAt;
 
   llvm::json::Object toJSON() const;
 };

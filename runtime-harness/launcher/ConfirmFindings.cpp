@@ -63,6 +63,82 @@ std::string fileOf(const json::Object &F, InputFormat Format,
   return Path;
 }
 
+/// (file, line) of a SARIF location object.
+std::optional<std::pair<std::string, int>>
+sarifLine(const json::Value &Location) {
+  const json::Object *L = Location.getAsObject();
+  const json::Object *Physical = L ? L->getObject("physicalLocation") : nullptr;
+  const json::Object *Artifact =
+      Physical ? Physical->getObject("artifactLocation") : nullptr;
+  const json::Object *Region = Physical ? Physical->getObject("region") : nullptr;
+  std::optional<int64_t> Line =
+      Region ? Region->getInteger("startLine") : std::nullopt;
+  std::optional<llvm::StringRef> Uri =
+      Artifact ? Artifact->getString("uri") : std::nullopt;
+  if (!Line || !Uri)
+    return std::nullopt;
+  return std::make_pair(pathOfUri(*Uri), int(*Line));
+}
+
+/// The finding's line and its notes' lines.
+std::vector<std::pair<std::string, int>> linesOf(const json::Object &F,
+                                                 InputFormat Format) {
+  std::vector<std::pair<std::string, int>> Out;
+  if (Format == InputFormat::Json) {
+    std::optional<llvm::StringRef> File = F.getString("file");
+    if (std::optional<int64_t> Line = F.getInteger("line"); File && Line)
+      Out.emplace_back(File->str(), int(*Line));
+    if (const json::Array *Notes = F.getArray("notes"))
+      for (const json::Value &N : *Notes) {
+        const json::Object *NO = N.getAsObject();
+        const json::Object *L = NO ? NO->getObject("location") : nullptr;
+        std::optional<llvm::StringRef> NF =
+            L ? L->getString("file") : std::nullopt;
+        std::optional<int64_t> NL = L ? L->getInteger("line") : std::nullopt;
+        if (NF && NL)
+          Out.emplace_back(NF->str(), int(*NL));
+      }
+    return Out;
+  }
+  for (const char *Key : {"locations", "relatedLocations"})
+    if (const json::Array *List = F.getArray(Key))
+      for (const json::Value &L : *List)
+        if (auto Line = sarifLine(L))
+          Out.push_back(*Line);
+  return Out;
+}
+
+/// Whether the ranks parted at one of the finding's lines (same file name
+/// and line: the program was built from the flagged file).
+bool partedHere(const FindingRef &F, const CheckResult &Program) {
+  for (const auto &[File, Line] : F.Lines)
+    for (const auto &[PartFile, PartLine] : Program.PartedAt)
+      if (Line == PartLine && llvm::sys::path::filename(File) ==
+                                  llvm::sys::path::filename(PartFile))
+        return true;
+  return false;
+}
+
+/// A collective check's finding, confirmed by its program where the ranks'
+/// collectives parted: at its line (or a line its notes name), or
+/// elsewhere; the evidence sentence says which.
+void placeCollective(const FindingRef &F, const CheckResult &Program,
+                     json::Object &Runtime) {
+  if ((F.Check != "ddp-divergent-collective" &&
+       F.Check != "ddp-unwaited-work") ||
+      Program.Verdict != "confirmed" || Program.PartedAt.empty())
+    return;
+  bool Here = partedHere(F, Program);
+  Runtime["collective"] = Here ? "at this line" : "elsewhere";
+  std::string Evidence = Program.Evidence;
+  llvm::StringRef Rest(Evidence);
+  Rest.consume_front("confirmed: ");
+  Runtime["evidence"] = (Here ? "confirmed at this line: "
+                              : "confirmed elsewhere (the ranks parted at "
+                                "another line): ") +
+                        Rest.str();
+}
+
 /// The `runtime` object of finding \p F, or none when nothing measured
 /// its check.
 std::optional<json::Object> runtimeOf(const FindingRef &F,
@@ -88,6 +164,8 @@ std::optional<json::Object> runtimeOf(const FindingRef &F,
   if (!Svg.empty())
     Runtime["svg"] = Svg;
   Runtime["program"] = Program.toJSON();
+  if (&Top == &Program)
+    placeCollective(F, Program, Runtime);
   if (It != Scenarios.end())
     Runtime["scenario"] = It->second.toJSON();
   return Runtime;
@@ -135,7 +213,8 @@ ddpharness::collectFindings(json::Value &Doc, const std::string &Format,
     if (!Check)
       return error("finding " + std::to_string(I) + " has no \"" + CheckKey +
                    "\" string");
-    Out.push_back({Check->str(), F, fileOf(*F, Detected, BaseIds)});
+    Out.push_back({Check->str(), F, fileOf(*F, Detected, BaseIds),
+                   linesOf(*F, Detected)});
   }
   return Out;
 }

@@ -29,6 +29,8 @@ struct FindingRef {
   llvm::json::Object *Object;
   /// The flagged file as the finding names it ("" when it names none).
   std::string File;
+  /// The finding's line, then its notes' lines, each with its file.
+  std::vector<std::pair<std::string, int>> Lines;
 };
 
 /// Finds the findings in \p Doc: ddplint's document (`findings[]`), a bare

@@ -47,6 +47,12 @@ llvm::json::Array stepsJson(const RunAnalysis &A);
 /// ("collectives: ...") and as JSON (null without a trace).
 void printCollectives(llvm::raw_ostream &OS, const CollectiveAnalysis &C);
 llvm::json::Value collectivesJson(const CollectiveAnalysis &C);
+/// "the ranks parted at collective 6 on gloo#0: rank 0 in allreduce ... at
+/// F.cpp:46, rank 1 in barrier at F.cpp:53", or "" when they never parted.
+std::string partedSentence(const CollectiveAnalysis &C);
+/// Every call site (file, line) of each rank's collective where the ranks
+/// parted, the program's frames outward.
+std::vector<std::pair<std::string, int>> partedSites(const CollectiveAnalysis &C);
 llvm::json::Value dataOrderJson(const RunAnalysis &A);
 llvm::json::Object metricsJson(const RunAnalysis &A);
 

@@ -4,6 +4,7 @@
 
 #include "Analysis.h"
 #include "Process.h"
+#include "Programs.h"
 #include "Report.h"
 #include "Run.h"
 #include "RunDirectory.h"
@@ -185,6 +186,8 @@ VariantOutcome ddpharness::runMeasured(const MeasuredCommand &C,
   R.FirstDivergentStep = A.FirstDivergentStep;
   R.MaxDrift = A.MaxDrift;
   R.Metrics = metricsJson(A);
+  R.PartedAt = partedSites(A.Collectives);
+  R.Parted = partedSentence(A.Collectives);
   for (const std::string &W : warningsToShow(A.Warnings, 5))
     std::fprintf(stderr, "ddp-harness %s: %s: warning: %s\n", Cmd,
                  C.Title.c_str(), W.c_str());
@@ -213,5 +216,6 @@ VariantOutcome ddpharness::runScenarioVariant(const std::string &Program,
   C.SvgTitle = "Cross-rank drift: " + S.Name + " " + Variant;
   C.SvgLabel = Variant;
   C.Timeout = S.Kind == ScenarioKind::Hang ? O.HangTimeout : O.RunTimeout;
+  addPreload(C.Environment, traceLibraries(Program));
   return runMeasured(C, Dir, O);
 }

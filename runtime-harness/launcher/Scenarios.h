@@ -87,6 +87,10 @@ struct VariantOutcome {
   /// The verdict as each kind measures it (one run of a user's program
   /// serves checks of several kinds).
   std::map<ScenarioKind, std::string> KindVerdicts;
+  /// Where the ranks' collectives parted: each rank's call sites there,
+  /// and the sentence that says so (empty when they never parted).
+  std::vector<std::pair<std::string, int>> PartedAt;
+  std::string Parted;
 };
 
 /// A program run measured the way a scenario of kind \p Kind is.

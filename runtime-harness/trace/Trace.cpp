@@ -6,7 +6,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
-#include <execinfo.h>
+#include <unwind.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -121,20 +121,33 @@ int TraceFile::file() {
   return Fd;
 }
 
-std::string TraceFile::callSite() {
-  void *Stack[MaxDepth];
-  int Depth = backtrace(Stack, MaxDepth);
+/// The walk up the stack: it stops at MaxFrames of the program's own, or
+/// MaxDepth frames in all, so a call from main costs a few frames.
+struct StackWalk {
+  std::unordered_map<void *, std::string> &Frames;
   std::string Out;
-  int Found = 0;
-  for (int I = 1; I < Depth && Found < MaxFrames; ++I) {
-    auto Known = Frames.find(Stack[I]);
-    if (Known == Frames.end())
-      Known = Frames.emplace(Stack[I], frameOf(Stack[I])).first;
-    if (Known->second.empty())
-      continue;
-    Out += (Found++ ? ";" : "") + Known->second;
-  }
-  return Out.empty() ? "-" : Out;
+  int Found = 0, Depth = 0;
+};
+
+_Unwind_Reason_Code visitFrame(_Unwind_Context *Context, void *Data) {
+  auto &Walk = *static_cast<StackWalk *>(Data);
+  void *Address = reinterpret_cast<void *>(_Unwind_GetIP(Context));
+  if (Walk.Depth++ == 0 || !Address)
+    return _URC_NO_REASON; // this library's own frame
+  auto Known = Walk.Frames.find(Address);
+  if (Known == Walk.Frames.end())
+    Known = Walk.Frames.emplace(Address, frameOf(Address)).first;
+  if (!Known->second.empty())
+    Walk.Out += (Walk.Found++ ? ";" : "") + Known->second;
+  return Walk.Found >= MaxFrames || Walk.Depth >= MaxDepth
+             ? _URC_END_OF_STACK
+             : _URC_NO_REASON;
+}
+
+std::string TraceFile::callSite() {
+  StackWalk Walk{Frames, "", 0, 0};
+  _Unwind_Backtrace(visitFrame, &Walk);
+  return Walk.Out.empty() ? "-" : Walk.Out;
 }
 
 void TraceFile::writeLine(const std::string &Line) {

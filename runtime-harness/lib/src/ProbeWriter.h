@@ -1,23 +1,19 @@
-//===- ProbeWriter.h - The probe's files, written off the training thread -===//
+//===- ProbeWriter.h - The probe's files, one step at a time --------------===//
 //
-// The probe formats a step's record on the training thread and queues it
-// here; a thread of its own, every 50 ms or at 1 MiB queued, appends the
-// queued values to probe-rank<R>.bin and then their JSON lines to
-// probe-rank<R>.jsonl, flushing each, so a reader never sees a line whose
-// offsets point past the end of the .bin. Destruction writes whatever is
-// still queued.
+// Each step's record is written when the probe records it: its values are
+// appended to probe-rank<R>.bin, then its JSON line to probe-rank<R>.jsonl,
+// each with one write(2) on a file opened for appending. A reader never sees
+// a line whose offsets point past the end of the .bin, and a rank that
+// crashes or is killed after a step has that step on disk: a crash loses at
+// most the record in flight. (A write of a few kilobytes to the page cache
+// costs less than waking a writer thread would.)
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DDPHARNESS_SRC_PROBEWRITER_H
 #define DDPHARNESS_SRC_PROBEWRITER_H
 
-#include <condition_variable>
-#include <cstdio>
-#include <deque>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace ddpharness {
@@ -32,31 +28,14 @@ public:
   ProbeWriter(const ProbeWriter &) = delete;
   ProbeWriter &operator=(const ProbeWriter &) = delete;
 
-  /// Queues one step: \p Values for the .bin, then \p Line for the .jsonl.
-  /// Waits while much is queued already; throws std::runtime_error when an
-  /// earlier write failed.
+  /// Writes one step: \p Values to the .bin, then \p Line to the .jsonl.
+  /// Throws std::runtime_error when a write fails.
   void push(std::vector<float> Values, std::string Line);
 
 private:
-  struct Record {
-    std::vector<float> Values;
-    std::string Line;
-  };
-
-  void run();
-  /// Writes the records; an error message, or empty.
-  std::string write(const std::deque<Record> &Batch);
-
   std::string Base;
-  FILE *Jsonl = nullptr;
-  FILE *Bin = nullptr;
-  std::mutex Lock;
-  std::condition_variable Wake, Room;
-  std::deque<Record> Queue;
-  size_t QueuedBytes = 0;
-  bool Closing = false;
-  std::string Failure;
-  std::thread Thread;
+  int Jsonl = -1;
+  int Bin = -1;
 };
 
 } // namespace detail

@@ -6,10 +6,11 @@
 // hand. Nothing here records a probe step: what the harness shows of it
 // comes from the auto-probe that `ddp-harness run` preloads.
 //
-//   plain-trainer [--steps K] [--seed-per-rank]
+//   plain-trainer [--steps K] [--seed-per-rank] [--crash-after K]
 //
 // --seed-per-rank initialises each rank's model from its own seed and never
-// broadcasts it, so the replicas differ from the first step.
+// broadcasts it, so the replicas differ from the first step. --crash-after
+// K makes the last rank abort right after its K-th optimizer step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,13 +19,17 @@
 #include <torch/torch.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 int main(int Argc, char **Argv) {
   int Steps = 4;
   bool SeedPerRank = false;
+  int CrashAfter = -1;
   for (int I = 1; I < Argc; ++I) {
+    if (!std::strcmp(Argv[I], "--crash-after") && I + 1 < Argc)
+      CrashAfter = std::stoi(Argv[++I]);
     if (!std::strcmp(Argv[I], "--steps") && I + 1 < Argc)
       Steps = std::stoi(Argv[++I]);
     else if (!std::strcmp(Argv[I], "--seed-per-rank"))
@@ -45,6 +50,8 @@ int main(int Argc, char **Argv) {
       P.grad().div_(D.world_size);
     }
     Optimizer.step();
+    if (Step + 1 == CrashAfter && D.rank == D.world_size - 1)
+      std::abort();
   }
   std::printf("rank %d of %d: %d steps\n", D.rank, D.world_size, Steps);
   return 0;
