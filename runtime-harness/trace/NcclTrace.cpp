@@ -80,9 +80,13 @@ template <typename Call> int traced(const ddptrace::Collective &C, Call Run) {
 
 } // namespace
 
+// The library is built with hidden visibility; these entry points must be
+// exported to interpose NCCL's.
+#define DDPTRACE_EXPORT __attribute__((visibility("default")))
+
 extern "C" {
 
-int ncclAllReduce(const void *Send, void *Receive, size_t Count, int Type,
+DDPTRACE_EXPORT int ncclAllReduce(const void *Send, void *Receive, size_t Count, int Type,
                   int Op, Comm C, Stream S) {
   using Fn = int (*)(const void *, void *, size_t, int, int, Comm, Stream);
   static Fn Real = real<Fn>("ncclAllReduce");
@@ -90,7 +94,7 @@ int ncclAllReduce(const void *Send, void *Receive, size_t Count, int Type,
                 [&] { return Real(Send, Receive, Count, Type, Op, C, S); });
 }
 
-int ncclBroadcast(const void *Send, void *Receive, size_t Count, int Type,
+DDPTRACE_EXPORT int ncclBroadcast(const void *Send, void *Receive, size_t Count, int Type,
                   int Root, Comm C, Stream S) {
   using Fn = int (*)(const void *, void *, size_t, int, int, Comm, Stream);
   static Fn Real = real<Fn>("ncclBroadcast");
@@ -98,7 +102,7 @@ int ncclBroadcast(const void *Send, void *Receive, size_t Count, int Type,
                 [&] { return Real(Send, Receive, Count, Type, Root, C, S); });
 }
 
-int ncclBcast(void *Buffer, size_t Count, int Type, int Root, Comm C,
+DDPTRACE_EXPORT int ncclBcast(void *Buffer, size_t Count, int Type, int Root, Comm C,
               Stream S) {
   using Fn = int (*)(void *, size_t, int, int, Comm, Stream);
   static Fn Real = real<Fn>("ncclBcast");
@@ -106,7 +110,7 @@ int ncclBcast(void *Buffer, size_t Count, int Type, int Root, Comm C,
                 [&] { return Real(Buffer, Count, Type, Root, C, S); });
 }
 
-int ncclReduce(const void *Send, void *Receive, size_t Count, int Type,
+DDPTRACE_EXPORT int ncclReduce(const void *Send, void *Receive, size_t Count, int Type,
                int Op, int Root, Comm C, Stream S) {
   using Fn =
       int (*)(const void *, void *, size_t, int, int, int, Comm, Stream);
@@ -116,7 +120,7 @@ int ncclReduce(const void *Send, void *Receive, size_t Count, int Type,
   });
 }
 
-int ncclAllGather(const void *Send, void *Receive, size_t Count, int Type,
+DDPTRACE_EXPORT int ncclAllGather(const void *Send, void *Receive, size_t Count, int Type,
                   Comm C, Stream S) {
   using Fn = int (*)(const void *, void *, size_t, int, Comm, Stream);
   static Fn Real = real<Fn>("ncclAllGather");
@@ -124,7 +128,7 @@ int ncclAllGather(const void *Send, void *Receive, size_t Count, int Type,
                 [&] { return Real(Send, Receive, Count, Type, C, S); });
 }
 
-int ncclReduceScatter(const void *Send, void *Receive, size_t Count,
+DDPTRACE_EXPORT int ncclReduceScatter(const void *Send, void *Receive, size_t Count,
                       int Type, int Op, Comm C, Stream S) {
   using Fn = int (*)(const void *, void *, size_t, int, int, Comm, Stream);
   static Fn Real = real<Fn>("ncclReduceScatter");
