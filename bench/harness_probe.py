@@ -16,6 +16,13 @@
    the probe's calls over the time spent training in the same run (the
    robust figure on a loaded machine).
 
+3. The collective trace on the same scenario (one process per rank): the
+   time of a step without the trace, from runs of --trace-steps and 4x as
+   many steps (the difference over the extra steps, so the ranks' start
+   cancels out); the collectives rank 0 issues per step; the time the trace
+   itself spent per record and per step (its own totals, written at exit),
+   and that over the step: the cost of leaving it on.
+
 Commands are interleaved round by round so machine noise hits each alike;
 medians are printed.
 
@@ -57,6 +64,56 @@ def run(cmd, env=None):
     if done.returncode != 0:
         sys.exit(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stderr}")
     return took, done.stdout
+
+
+def trace_run(args, run_dir, steps, trace):
+    """Wall time of the scenario over `steps` steps, with the trace or not
+    (one process per rank, which exits through exit() and so writes the
+    trace's totals), and rank 0's trace: collectives issued, records
+    written, seconds spent in the trace."""
+    shutil.rmtree(run_dir, ignore_errors=True)
+    env = dict(os.environ, DDP_HARNESS_SPAWN_RANKS="1")
+    cmd = [HARNESS, "run", "--nproc", str(args.nproc), "--run-dir", run_dir]
+    cmd += [] if trace else ["--no-trace"]
+    cmd += ["--", SCENARIO] + args.scenario + ["--steps", str(steps)]
+    took = run(cmd, env)[0]
+    issued, records, spent = 0, 0, 0.0
+    path = os.path.join(run_dir, "collectives-rank0.tsv")
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                fields = line.rstrip("\n").split("\t")
+                if fields[0] == "C":
+                    issued += 1
+                elif fields[0] == "S" and len(fields) == 3:
+                    records, spent = int(fields[1]), int(fields[2]) / 1e9
+    return took, issued, records, spent
+
+
+def print_trace(args, timings, traces):
+    """The step's time without the trace (the extra steps of the longer run
+    over their count), the trace's own time per step in the same runs, and
+    their ratio: the cost of leaving the trace on."""
+    m = statistics.median
+    steps = args.trace_steps
+    extra = 3 * steps
+    per_step = (m(timings[4 * steps]) - m(timings[steps])) / extra
+    issued = m([t[0] for t in traces]) / (4 * steps)
+    records = m([t[1] for t in traces])
+    spent = m([t[2] for t in traces])
+    per_record = spent / records if records else 0.0
+    trace_per_step = per_record * records / (4 * steps)
+    print()
+    print(f"| Collective trace (`{' '.join(args.scenario)}`, {args.nproc} "
+          f"ranks, one process each) | Median |")
+    print("| --- | --- |")
+    print(f"| step without the trace ({steps} and {4 * steps} steps, "
+          f"difference) | {per_step * 1e3:.3f} ms |")
+    print(f"| collectives per step and rank | {issued:.1f} |")
+    print(f"| time in the trace per record (issue, wait, return) | "
+          f"{per_record * 1e6:.2f} us |")
+    print(f"| time in the trace per step | {trace_per_step * 1e6:.1f} us |")
+    print(f"| trace / step | {100 * trace_per_step / per_step:.2f} % |")
 
 
 def parallel_starts(n):
@@ -113,6 +170,8 @@ def main():
                         default=["unwrapped-forward", "fixed"])
     parser.add_argument("--no-probe", action="store_true",
                         help="measure the scenario run only")
+    parser.add_argument("--trace-steps", type=int, default=200,
+                        help="steps of the shorter traced run (default 200)")
     args = parser.parse_args()
     for path in (HARNESS, SCENARIO) + (() if args.no_probe else
                                        (PROBE_BENCH,)):
@@ -123,7 +182,14 @@ def main():
     try:
         start, starts, scenario, spawned = [], [], [], []
         off, every100, every1 = [], [], []
+        timings = {args.trace_steps: [], 4 * args.trace_steps: []}
+        traces = []
         for i in range(args.runs):
+            for steps in timings:
+                timings[steps].append(trace_run(
+                    args, os.path.join(tmp, "t"), steps, False)[0])
+            traces.append(trace_run(args, os.path.join(tmp, "t"),
+                                    4 * args.trace_steps, True)[1:])
             start.append(run([SCENARIO, "--list"])[0])
             starts.append(parallel_starts(args.nproc))
             scenario.append(harness_run(args, os.path.join(tmp, f"f{i}"),
@@ -141,6 +207,7 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
     print_starts(args, start, starts, scenario, spawned)
+    print_trace(args, timings, traces)
     m = statistics.median
     if args.no_probe:
         return

@@ -85,10 +85,14 @@ private:
   std::string callSite();
   void writeLine(const std::string &Line);
 
+  /// At exit: "S records nanoseconds", the time this process spent in the
+  /// trace (what bench/harness_probe.py reports as its cost).
+  static void writeTotals();
+
   std::mutex Lock;
   pid_t Owner = -1;
   int Fd = -1;
-  int64_t NextId = 0;
+  int64_t NextId = 0, SpentNs = 0, Records = 0;
   std::unordered_map<void *, std::string> Frames;
 };
 
@@ -97,6 +101,22 @@ int64_t nowNanoseconds() {
   clock_gettime(CLOCK_REALTIME, &T);
   return int64_t(T.tv_sec) * 1000000000 + T.tv_nsec;
 }
+
+int64_t cpuNanoseconds() {
+  timespec T;
+  clock_gettime(CLOCK_MONOTONIC, &T);
+  return int64_t(T.tv_sec) * 1000000000 + T.tv_nsec;
+}
+
+/// Adds the time from its construction to its end to \p Total.
+struct Stopwatch {
+  explicit Stopwatch(int64_t &Total) : Total(Total), Start(cpuNanoseconds()) {}
+  ~Stopwatch() { Total += cpuNanoseconds() - Start; }
+  int64_t &Total;
+  int64_t Start;
+};
+
+TraceFile &traceFile();
 
 int TraceFile::file() {
   pid_t Pid = getpid();
@@ -115,6 +135,8 @@ int TraceFile::file() {
   std::string Path = std::string(Dir) + "/collectives-rank" +
                      std::to_string(Rank) + ".tsv";
   Fd = open(Path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (Fd >= 0)
+    std::atexit(writeTotals);
   if (Fd < 0)
     std::fprintf(stderr, "ddpharness-trace: cannot write %s: %s\n",
                  Path.c_str(), std::strerror(errno));
@@ -158,10 +180,20 @@ void TraceFile::writeLine(const std::string &Line) {
   }
 }
 
+void TraceFile::writeTotals() {
+  TraceFile &T = traceFile();
+  std::lock_guard<std::mutex> Guard(T.Lock);
+  if (T.Fd >= 0 && T.Owner == getpid())
+    T.writeLine("S\t" + std::to_string(T.Records) + "\t" +
+                std::to_string(T.SpentNs) + "\n");
+}
+
 int64_t TraceFile::issued(const ddptrace::Collective &C) {
   std::lock_guard<std::mutex> Guard(Lock);
+  Stopwatch Watch(SpentNs);
   if (file() < 0)
     return -1;
+  ++Records;
   int64_t Id = NextId++;
   std::string Line = "C\t" + std::to_string(Id) + "\t" + C.group + "\t" +
                      C.kind + "\t" + C.op + "\t" + std::to_string(C.count) +
@@ -178,8 +210,10 @@ void TraceFile::event(char Kind, int64_t Id) {
   if (Id < 0)
     return;
   std::lock_guard<std::mutex> Guard(Lock);
+  Stopwatch Watch(SpentNs);
   if (file() < 0)
     return;
+  ++Records;
   writeLine(std::string(1, Kind) + "\t" + std::to_string(Id) + "\t" +
             std::to_string(nowNanoseconds()) + "\n");
 }

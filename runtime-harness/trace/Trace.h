@@ -14,7 +14,9 @@
 //       a collective issued (blocking: 1 when the call itself waits for
 //       the other ranks, 0 when a wait() or MPI_Wait does);
 //   W id time     a wait on collective id began;
-//   D id time     collective id, or the wait on it, returned.
+//   D id time     collective id, or the wait on it, returned;
+//   S records ns  at exit: the records written and the nanoseconds the
+//                 process spent in the trace.
 //
 // time is CLOCK_REALTIME in nanoseconds; frames are the first few return
 // addresses outside the communication libraries and LibTorch, each
