@@ -2,6 +2,7 @@
 #   python3 /usr/lib/llvm-16/build/utils/lit/lit.py -sv test/checkers).
 import glob
 import os
+import shutil
 import sys
 import lit.formats
 
@@ -116,6 +117,12 @@ for header, feature in (("mpi.h", "system-mpi"), ("nccl.h", "system-nccl"),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     if found:
         config.available_features.add(feature)
+# The driver and plugin built against LLVM 19 beside this build
+# (scripts/build-llvm19), and the clang-tidy they load into.
+if os.path.exists(os.path.join(obj, "llvm19", "bin", "ddplint")):
+    config.available_features.add("llvm19-build")
+if shutil.which("clang-tidy-19"):
+    config.available_features.add("clang-tidy-19")
 openmpi = sorted(glob.glob("/usr/lib/*/openmpi/include/mpi.h"))
 config.substitutions.append(
     ("%openmpi_include",
