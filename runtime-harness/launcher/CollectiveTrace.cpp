@@ -168,7 +168,7 @@ symbolise(const std::set<std::string> &Frames, std::vector<std::string> &Warn) {
 /// The harness library's own frames (its reference wrapper's hooks), and
 /// standard or LibTorch templates inlined into the program.
 bool isMachinery(const CallSite &S) {
-  for (const char *Folder : {"/runtime-harness/lib/", "/include/ddpharness/"})
+  for (const char *Folder : {"runtime-harness/lib/", "include/ddpharness/"})
     if (llvm::StringRef(S.File).contains(Folder))
       return true;
   for (const char *Prefix : {"ddpharness::", "std::", "c10::", "c10d::",
