@@ -11,29 +11,38 @@
 namespace clang::tidy::ddp {
 
 namespace {
-/// `c` in `i < c.size()` when `c` is a parameter collection, or a local
-/// initialized from one; null otherwise.
+/// `c` when \p S is `c.size()` and `c` is a parameter collection, or a
+/// local initialized from one; null otherwise.
+const Expr *collectionOfSize(const Stmt *S) {
+  const auto *Size = dyn_cast_or_null<CXXMemberCallExpr>(S);
+  if (!Size || identifierName(Size->getMethodDecl()) != "size")
+    return nullptr;
+  const Expr *Object = stripObjectWrappers(Size->getImplicitObjectArgument());
+  const Expr *Source = Object;
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Object))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+        Var && Var->hasLocalStorage() && Var->getInit())
+      Source = stripObjectWrappers(Var->getInit());
+  // `named_parameters().keys().size()`: a view of the collection.
+  if (const auto *View = dyn_cast_or_null<CXXMemberCallExpr>(Source);
+      View && tensors::isCollectionView(identifierName(View->getMethodDecl())))
+    Source = stripObjectWrappers(View->getImplicitObjectArgument());
+  const auto *Call = dyn_cast_or_null<CallExpr>(Source);
+  return Call && training::parameterCollection(*Call) ? Object : nullptr;
+}
+
+/// `c` in `i < c.size()`, or in `i < n` with a local `n` initialized from
+/// `c.size()`, when `c` is a parameter collection or a local initialized
+/// from one; null otherwise.
 const Expr *sizeBoundCollection(const Expr *Cond) {
   const Expr *Found = nullptr;
   containsWhere(Cond, [&](const Stmt *S) {
-    const auto *Size = dyn_cast<CXXMemberCallExpr>(S);
-    if (!Size || identifierName(Size->getMethodDecl()) != "size")
-      return false;
-    const Expr *Object = stripObjectWrappers(Size->getImplicitObjectArgument());
-    const Expr *Source = Object;
-    if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Object))
+    Found = collectionOfSize(S);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S); !Found && Ref)
       if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
           Var && Var->hasLocalStorage() && Var->getInit())
-        Source = stripObjectWrappers(Var->getInit());
-    // `named_parameters().keys().size()`: a view of the collection.
-    if (const auto *View = dyn_cast_or_null<CXXMemberCallExpr>(Source);
-        View && tensors::isCollectionView(identifierName(View->getMethodDecl())))
-      Source = stripObjectWrappers(View->getImplicitObjectArgument());
-    const auto *Call = dyn_cast_or_null<CallExpr>(Source);
-    if (!Call || !training::parameterCollection(*Call))
-      return false;
-    Found = Object;
-    return true;
+        Found = collectionOfSize(stripObjectWrappers(Var->getInit()));
+    return Found != nullptr;
   });
   return Found;
 }

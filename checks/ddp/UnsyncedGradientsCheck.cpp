@@ -210,8 +210,12 @@ const CallExpr *UnsyncedGradientsCheck::earlySync(
 
 bool UnsyncedGradientsCheck::averagesParameters(const UnitSteps &S,
                                                 const CallExpr &Step) const {
+  // After the step, before the next backward (model averaging), or between
+  // the backward and the step (an elastic pull toward exchanged
+  // parameters): either way the replicas meet through their parameters.
   return llvm::any_of(S.E.ParameterSyncs, [&](const CallExpr *P) {
-    return S.Flow.reachable(&Step, P, S.Backwards);
+    return S.Flow.reachable(&Step, P, S.Backwards) ||
+           S.Flow.reachable(P, &Step, S.Backwards);
   });
 }
 

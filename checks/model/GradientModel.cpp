@@ -1,6 +1,8 @@
 //===--- GradientModel.cpp ------------------------------------------------===//
 
 #include "model/GradientModel.h"
+
+#include "analysis/ParameterLoops.h"
 #include "analysis/ASTUtils.h"
 #include "vocabulary/UserNames.h"
 
@@ -253,6 +255,11 @@ bool GradientModel::isParameterSync(const CodeUnit &U,
   if (const CodeUnit *Callee = calleeUnit(Call))
     if (ParameterSyncing.contains(Callee))
       return true;
+  // Parameters exchanged with another rank, one send or receive per
+  // parameter (elastic averaging, gossip): the replicas are pulled together
+  // by their parameters, not by their gradients.
+  if (Vocab.isPointToPoint(Call))
+    return enclosingParameterLoop(Call, Context).Loop != nullptr;
   std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call);
   if (!Info || (Info->Kind != CollectiveKind::AllReduce &&
                 Info->Kind != CollectiveKind::Broadcast))

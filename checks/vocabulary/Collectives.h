@@ -93,6 +93,12 @@ public:
   reduceOp(const CallExpr &Call, const Stmt *Scope, const ASTContext &Context,
            const ParameterBindings *Bindings = nullptr) const;
 
+  /// Whether \p Call sends to or receives from one other rank: MPI's sends
+  /// and receives (blocking or not, `MPI_Sendrecv`), `ncclSend`/`ncclRecv`,
+  /// c10d's `send`/`recv`, boost::mpi's communicator's. No collective: one
+  /// rank's call is matched by another's.
+  bool isPointToPoint(const CallExpr &Call) const;
+
   /// For a non-blocking MPI collective (`MPI_Iallreduce(..., &req)`): the
   /// argument that receives its request; null otherwise.
   const Expr *requestArgument(const CallExpr &Call) const;

@@ -249,6 +249,29 @@ CollectiveVocabulary::classifyCollective(const CallExpr &Call) const {
   return std::nullopt;
 }
 
+bool CollectiveVocabulary::isPointToPoint(const CallExpr &Call) const {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier())
+    return false;
+  llvm::StringRef Name = FD->getName();
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    bool Communicator = collectives::isProcessGroupClass(*MD->getParent()) ||
+                        qualifiedName(*MD->getParent()) ==
+                            "boost::mpi::communicator";
+    return Communicator && llvm::StringSwitch<bool>(Name)
+                               .Cases("send", "recv", "isend", "irecv", true)
+                               .Cases("recvAnysource", "sendrecv", true)
+                               .Default(false);
+  }
+  return isGlobalCFunction(*FD) &&
+         llvm::StringSwitch<bool>(Name)
+             .Cases("MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", true)
+             .Cases("MPI_Ssend", "MPI_Issend", "MPI_Bsend", "MPI_Rsend", true)
+             .Cases("MPI_Sendrecv", "MPI_Sendrecv_replace", true)
+             .Cases("ncclSend", "ncclRecv", true)
+             .Default(false);
+}
+
 std::optional<CollectiveInfo>
 collectives::classifyUnresolvedCollective(const CallExpr &Call,
                                          const FunctionDecl *&Callee) {
