@@ -22,17 +22,8 @@
 
 namespace {
 
-template <typename Fn> Fn real(const char *Name) {
-  void *Found = dlsym(RTLD_NEXT, Name);
-  if (!Found) {
-    std::fprintf(stderr, "ddpharness-trace: no %s in this process: %s\n",
-                 Name, dlerror());
-    std::abort();
-  }
-  return reinterpret_cast<Fn>(Found);
-}
-
-#define DDPTRACE_REAL(Name) static auto Real = real<decltype(&P##Name)>("P" #Name)
+#define DDPTRACE_REAL(Name)                                                    \
+  static auto Real = ddptrace::nextDefinition<decltype(&P##Name)>("P" #Name)
 
 std::string opName(MPI_Op Op) {
   static const char *const Names[][2] = {
@@ -69,7 +60,8 @@ std::string commName(MPI_Comm Comm) {
   std::lock_guard<std::mutex> Guard(Lock);
   auto It = Seen.emplace(Comm, int(Seen.size())).first;
   int Size = 0;
-  static auto RealSize = real<decltype(&PMPI_Comm_size)>("PMPI_Comm_size");
+  static auto RealSize =
+      ddptrace::nextDefinition<decltype(&PMPI_Comm_size)>("PMPI_Comm_size");
   (void)RealSize(Comm, &Size);
   return "comm#" + std::to_string(It->second) + "/" + std::to_string(Size);
 }

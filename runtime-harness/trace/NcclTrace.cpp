@@ -26,16 +26,6 @@ namespace {
 using Comm = void *;
 using Stream = void *;
 
-template <typename Fn> Fn real(const char *Name) {
-  void *Found = dlsym(RTLD_NEXT, Name);
-  if (!Found) {
-    std::fprintf(stderr, "ddpharness-trace: no %s in this process: %s\n",
-                 Name, dlerror());
-    std::abort();
-  }
-  return reinterpret_cast<Fn>(Found);
-}
-
 /// ncclDataType_t, in NCCL's numbering.
 const char *typeName(int Type) {
   static const char *const Names[] = {"int8",    "uint8",   "int32",
@@ -82,58 +72,58 @@ template <typename Call> int traced(const ddptrace::Collective &C, Call Run) {
 
 // The library is built with hidden visibility; these entry points must be
 // exported to interpose NCCL's.
-#define DDPTRACE_EXPORT __attribute__((visibility("default")))
-
+#pragma GCC visibility push(default)
 extern "C" {
 
-DDPTRACE_EXPORT int ncclAllReduce(const void *Send, void *Receive, size_t Count, int Type,
+int ncclAllReduce(const void *Send, void *Receive, size_t Count, int Type,
                   int Op, Comm C, Stream S) {
   using Fn = int (*)(const void *, void *, size_t, int, int, Comm, Stream);
-  static Fn Real = real<Fn>("ncclAllReduce");
+  static Fn Real = ddptrace::nextDefinition<Fn>("ncclAllReduce");
   return traced(collective("allreduce", C, Count, Type, Op, -1),
                 [&] { return Real(Send, Receive, Count, Type, Op, C, S); });
 }
 
-DDPTRACE_EXPORT int ncclBroadcast(const void *Send, void *Receive, size_t Count, int Type,
+int ncclBroadcast(const void *Send, void *Receive, size_t Count, int Type,
                   int Root, Comm C, Stream S) {
   using Fn = int (*)(const void *, void *, size_t, int, int, Comm, Stream);
-  static Fn Real = real<Fn>("ncclBroadcast");
+  static Fn Real = ddptrace::nextDefinition<Fn>("ncclBroadcast");
   return traced(collective("broadcast", C, Count, Type, -1, Root),
                 [&] { return Real(Send, Receive, Count, Type, Root, C, S); });
 }
 
-DDPTRACE_EXPORT int ncclBcast(void *Buffer, size_t Count, int Type, int Root, Comm C,
+int ncclBcast(void *Buffer, size_t Count, int Type, int Root, Comm C,
               Stream S) {
   using Fn = int (*)(void *, size_t, int, int, Comm, Stream);
-  static Fn Real = real<Fn>("ncclBcast");
+  static Fn Real = ddptrace::nextDefinition<Fn>("ncclBcast");
   return traced(collective("broadcast", C, Count, Type, -1, Root),
                 [&] { return Real(Buffer, Count, Type, Root, C, S); });
 }
 
-DDPTRACE_EXPORT int ncclReduce(const void *Send, void *Receive, size_t Count, int Type,
+int ncclReduce(const void *Send, void *Receive, size_t Count, int Type,
                int Op, int Root, Comm C, Stream S) {
   using Fn =
       int (*)(const void *, void *, size_t, int, int, int, Comm, Stream);
-  static Fn Real = real<Fn>("ncclReduce");
+  static Fn Real = ddptrace::nextDefinition<Fn>("ncclReduce");
   return traced(collective("reduce", C, Count, Type, Op, Root), [&] {
     return Real(Send, Receive, Count, Type, Op, Root, C, S);
   });
 }
 
-DDPTRACE_EXPORT int ncclAllGather(const void *Send, void *Receive, size_t Count, int Type,
+int ncclAllGather(const void *Send, void *Receive, size_t Count, int Type,
                   Comm C, Stream S) {
   using Fn = int (*)(const void *, void *, size_t, int, Comm, Stream);
-  static Fn Real = real<Fn>("ncclAllGather");
+  static Fn Real = ddptrace::nextDefinition<Fn>("ncclAllGather");
   return traced(collective("allgather", C, Count, Type, -1, -1),
                 [&] { return Real(Send, Receive, Count, Type, C, S); });
 }
 
-DDPTRACE_EXPORT int ncclReduceScatter(const void *Send, void *Receive, size_t Count,
+int ncclReduceScatter(const void *Send, void *Receive, size_t Count,
                       int Type, int Op, Comm C, Stream S) {
   using Fn = int (*)(const void *, void *, size_t, int, int, Comm, Stream);
-  static Fn Real = real<Fn>("ncclReduceScatter");
+  static Fn Real = ddptrace::nextDefinition<Fn>("ncclReduceScatter");
   return traced(collective("reduce_scatter", C, Count, Type, Op, -1),
                 [&] { return Real(Send, Receive, Count, Type, Op, C, S); });
 }
 
 } // extern "C"
+#pragma GCC visibility pop

@@ -29,7 +29,11 @@
 #ifndef DDPHARNESS_TRACE_TRACE_H
 #define DDPHARNESS_TRACE_TRACE_H
 
+#include <dlfcn.h>
+
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace ddptrace {
@@ -52,6 +56,20 @@ struct Collective {
 /// Records an issued collective; its id for wait/done, or -1 when the
 /// trace is off (no run directory) or the record could not be written.
 __attribute__((visibility("default"))) int64_t issued(const Collective &C);
+/// The definition of \p Symbol that the one calling this hides: the MPI,
+/// NCCL or LibTorch the program loaded (dlsym(RTLD_NEXT), relative to the
+/// library this is compiled into). Without one the process cannot go on:
+/// it aborts, naming the symbol.
+template <typename Fn> Fn nextDefinition(const char *Symbol) {
+  void *Found = dlsym(RTLD_NEXT, Symbol);
+  if (!Found) {
+    std::fprintf(stderr, "ddpharness-trace: no %s after this library: %s\n",
+                 Symbol, dlerror());
+    std::abort();
+  }
+  return reinterpret_cast<Fn>(Found);
+}
+
 /// Records the start of a wait on collective \p Id (ignored for -1).
 __attribute__((visibility("default"))) void waiting(int64_t Id);
 /// Records that collective \p Id, or the wait on it, returned.

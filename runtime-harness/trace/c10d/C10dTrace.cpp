@@ -30,16 +30,6 @@ using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 using Tensors = std::vector<at::Tensor>;
 using TensorLists = std::vector<std::vector<at::Tensor>>;
 
-template <typename Fn> Fn real(const char *Symbol) {
-  void *Found = dlsym(RTLD_NEXT, Symbol);
-  if (!Found) {
-    std::fprintf(stderr, "ddpharness-trace: cannot find LibTorch's %s: %s\n",
-                 Symbol, dlerror());
-    std::abort();
-  }
-  return reinterpret_cast<Fn>(Found);
-}
-
 std::string groupName(const void *Group) {
   static std::mutex Lock;
   static std::map<const void *, int> Seen;
@@ -100,8 +90,9 @@ int64_t forget(const c10d::Work *Work) {
 WorkPtr c10d::ProcessGroupGloo::allreduce(Tensors &T,
                                           const AllreduceOptions &O) {
   using Fn = WorkPtr (*)(void *, Tensors &, const AllreduceOptions &);
-  static Fn Real = real<Fn>("_ZN4c10d16ProcessGroupGloo9allreduceERSt6vector"
-                            "IN2at6TensorESaIS3_EERKNS_16AllreduceOptionsE");
+  static Fn Real = ddptrace::nextDefinition<Fn>(
+      "_ZN4c10d16ProcessGroupGloo9allreduceERSt6vector"
+      "IN2at6TensorESaIS3_EERKNS_16AllreduceOptionsE");
   ddptrace::Collective C = describe(this, "allreduce", T);
   C.op = opName(O.reduceOp);
   int64_t Id = ddptrace::issued(C);
@@ -112,7 +103,7 @@ WorkPtr c10d::ProcessGroupGloo::allreduce_coalesced(
     Tensors &T, const AllreduceCoalescedOptions &O) {
   using Fn =
       WorkPtr (*)(void *, Tensors &, const AllreduceCoalescedOptions &);
-  static Fn Real = real<Fn>(
+  static Fn Real = ddptrace::nextDefinition<Fn>(
       "_ZN4c10d16ProcessGroupGloo19allreduce_coalescedERSt6vectorIN2at6Tensor"
       "ESaIS3_EERKNS_25AllreduceCoalescedOptionsE");
   ddptrace::Collective C = describe(this, "allreduce", T);
@@ -124,8 +115,9 @@ WorkPtr c10d::ProcessGroupGloo::allreduce_coalesced(
 WorkPtr c10d::ProcessGroupGloo::broadcast(Tensors &T,
                                           const BroadcastOptions &O) {
   using Fn = WorkPtr (*)(void *, Tensors &, const BroadcastOptions &);
-  static Fn Real = real<Fn>("_ZN4c10d16ProcessGroupGloo9broadcastERSt6vector"
-                            "IN2at6TensorESaIS3_EERKNS_16BroadcastOptionsE");
+  static Fn Real = ddptrace::nextDefinition<Fn>(
+      "_ZN4c10d16ProcessGroupGloo9broadcastERSt6vector"
+      "IN2at6TensorESaIS3_EERKNS_16BroadcastOptionsE");
   ddptrace::Collective C = describe(this, "broadcast", T, O.rootRank);
   int64_t Id = ddptrace::issued(C);
   return remember(Real(this, T, O), Id);
@@ -133,8 +125,9 @@ WorkPtr c10d::ProcessGroupGloo::broadcast(Tensors &T,
 
 WorkPtr c10d::ProcessGroupGloo::reduce(Tensors &T, const ReduceOptions &O) {
   using Fn = WorkPtr (*)(void *, Tensors &, const ReduceOptions &);
-  static Fn Real = real<Fn>("_ZN4c10d16ProcessGroupGloo6reduceERSt6vectorIN2"
-                            "at6TensorESaIS3_EERKNS_13ReduceOptionsE");
+  static Fn Real = ddptrace::nextDefinition<Fn>(
+      "_ZN4c10d16ProcessGroupGloo6reduceERSt6vectorIN2"
+      "at6TensorESaIS3_EERKNS_13ReduceOptionsE");
   ddptrace::Collective C = describe(this, "reduce", T, O.rootRank);
   C.op = opName(O.reduceOp);
   int64_t Id = ddptrace::issued(C);
@@ -143,7 +136,7 @@ WorkPtr c10d::ProcessGroupGloo::reduce(Tensors &T, const ReduceOptions &O) {
 
 WorkPtr c10d::ProcessGroupGloo::barrier(const BarrierOptions &O) {
   using Fn = WorkPtr (*)(void *, const BarrierOptions &);
-  static Fn Real = real<Fn>(
+  static Fn Real = ddptrace::nextDefinition<Fn>(
       "_ZN4c10d16ProcessGroupGloo7barrierERKNS_14BarrierOptionsE");
   ddptrace::Collective C = describe(this, "barrier", {});
   int64_t Id = ddptrace::issued(C);
@@ -154,7 +147,7 @@ WorkPtr c10d::ProcessGroupGloo::allgather(TensorLists &Out, Tensors &In,
                                           const AllgatherOptions &O) {
   using Fn =
       WorkPtr (*)(void *, TensorLists &, Tensors &, const AllgatherOptions &);
-  static Fn Real = real<Fn>(
+  static Fn Real = ddptrace::nextDefinition<Fn>(
       "_ZN4c10d16ProcessGroupGloo9allgatherERSt6vectorIS1_IN2at6TensorESaIS3_"
       "EESaIS5_EERS5_RKNS_16AllgatherOptionsE");
   ddptrace::Collective C = describe(this, "allgather", In);
@@ -166,7 +159,7 @@ WorkPtr c10d::ProcessGroupGloo::gather(TensorLists &Out, Tensors &In,
                                        const GatherOptions &O) {
   using Fn =
       WorkPtr (*)(void *, TensorLists &, Tensors &, const GatherOptions &);
-  static Fn Real = real<Fn>(
+  static Fn Real = ddptrace::nextDefinition<Fn>(
       "_ZN4c10d16ProcessGroupGloo6gatherERSt6vectorIS1_IN2at6TensorESaIS3_EE"
       "SaIS5_EERS5_RKNS_13GatherOptionsE");
   ddptrace::Collective C = describe(this, "gather", In, O.rootRank);
@@ -176,7 +169,7 @@ WorkPtr c10d::ProcessGroupGloo::gather(TensorLists &Out, Tensors &In,
 
 bool c10d::Work::wait(std::chrono::milliseconds Timeout) {
   using Fn = bool (*)(void *, std::chrono::milliseconds);
-  static Fn Real = real<Fn>(
+  static Fn Real = ddptrace::nextDefinition<Fn>(
       "_ZN4c10d4Work4waitENSt6chrono8durationIlSt5ratioILl1ELl1000EEEE");
   int64_t Id = forget(this);
   ddptrace::waiting(Id);
