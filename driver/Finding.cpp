@@ -95,6 +95,15 @@ json::Value toJSON(const RuntimeEvidence &R) {
     O["evidence"] = R.Evidence;
   if (!R.Svg.empty())
     O["svg"] = R.Svg;
+  if (!R.Collectives.empty()) {
+    json::Array Rows;
+    for (const RankCollective &C : R.Collectives)
+      Rows.push_back(json::Object{{"rank", C.Rank},
+                                  {"collective", C.Collective},
+                                  {"site", C.Site},
+                                  {"blocked", C.Blocked}});
+    O["collectives"] = std::move(Rows);
+  }
   return std::move(O);
 }
 
@@ -221,11 +230,18 @@ bool readFixes(const json::Object &O, std::vector<Replacement> &Out,
 
 } // namespace
 
+bool fromJSON(const json::Value &V, RankCollective &R, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("rank", R.Rank) && O.map("collective", R.Collective) &&
+         O.mapOptional("site", R.Site) && O.mapOptional("blocked", R.Blocked);
+}
+
 bool fromJSON(const json::Value &V, RuntimeEvidence &R, json::Path P) {
   json::ObjectMapper O(V, P);
   return O && O.map("verdict", R.Verdict) &&
          O.mapOptional("evidence", R.Evidence) &&
-         O.mapOptional("svg", R.Svg);
+         O.mapOptional("svg", R.Svg) &&
+         O.mapOptional("collectives", R.Collectives);
 }
 
 bool fromJSON(const json::Value &V, Finding &F, json::Path P) {

@@ -55,10 +55,21 @@ struct Note {
 
 /// What running the program showed about a finding, written back into a
 /// findings file by the runtime harness (`ddp-harness`).
+/// One rank's row of where the ranks' collectives parted at run time.
+struct RankCollective {
+  int64_t Rank = 0;
+  std::string Collective; ///< "allreduce SUM 49 x Float", or "none".
+  std::string Site;       ///< "train.cpp:46 (run)", or empty.
+  std::string Blocked;    ///< "12.3 s" when the rank waited there, or empty.
+};
+
 struct RuntimeEvidence {
   std::string Verdict;  ///< "diverged", "hang", "consistent", ...
   std::string Evidence; ///< One or a few sentences: what was measured.
   std::string Svg;      ///< Path of a drift picture (SVG), or empty.
+  /// Where the ranks' collectives parted, a row per rank; empty when they
+  /// did not, or nothing recorded them.
+  std::vector<RankCollective> Collectives;
 };
 
 struct Finding {

@@ -168,6 +168,9 @@ code.new { background: var(--ok-bg); padding: 0 3px; border-radius: 3px;
 .runtime.clean .verdict { background: var(--ok-bg); color: var(--ok); }
 .runtime.neutral .verdict { background: var(--line); color: var(--fg); }
 p.evidence { margin: 4px 0; white-space: pre-line; }
+table.collectives { border-collapse: collapse; margin: 6px 0; }
+table.collectives td, table.collectives th { padding: 2px 8px;
+  border-bottom: 1px solid var(--line); text-align: left; }
 figure.drift { margin: 8px 0 0; }
 figure.drift svg { display: block; max-width: 100%; height: auto;
   background: #fff; border: 1px solid var(--line); border-radius: 4px; }
@@ -402,6 +405,7 @@ private:
        << "</span></h4>\n";
     if (!E.Evidence.empty())
       OS << "<p class=\"evidence\">" << escape(E.Evidence) << "</p>\n";
+    collectives(E.Collectives);
     if (!E.Svg.empty()) {
       std::string Why;
       std::optional<std::string> Picture = picture(E.Svg, Index, Why);
@@ -412,6 +416,20 @@ private:
            << " not shown: " << escape(Why) << ".</p>\n";
     }
     OS << "</div>\n";
+  }
+
+  /// Where the ranks' collectives parted: a row per rank.
+  void collectives(const std::vector<RankCollective> &Rows) {
+    if (Rows.empty())
+      return;
+    OS << "<table class=\"collectives\">\n<tr><th>rank</th><th>collective "
+          "where the ranks parted</th><th>call site</th><th>blocked</th>"
+          "</tr>\n";
+    for (const RankCollective &R : Rows)
+      OS << "<tr><td>" << R.Rank << "</td><td>" << escape(R.Collective)
+         << "</td><td><code>" << escape(R.Site) << "</code></td><td>"
+         << escape(R.Blocked) << "</td></tr>\n";
+    OS << "</table>\n";
   }
 
   std::optional<std::string> picture(const std::string &Path, unsigned Index,

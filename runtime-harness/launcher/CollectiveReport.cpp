@@ -148,3 +148,22 @@ ddpharness::partedSites(const CollectiveAnalysis &C) {
           Out.emplace_back(S.File, S.Line);
   return Out;
 }
+
+json::Array ddpharness::partedTable(const CollectiveAnalysis &C) {
+  json::Array Rows;
+  if (!C.Disagree)
+    return Rows;
+  for (size_t Rank = 0; Rank < C.Ranks.size(); ++Rank) {
+    const RankCollectives &R = C.Ranks[Rank];
+    const TracedCollective *At =
+        C.At[Rank] ? &R.Issued[*C.At[Rank]] : nullptr;
+    std::string Blocked =
+        R.Blocked ? llvm::formatv("{0:f1} s", R.BlockedSeconds).str() : "";
+    Rows.push_back(json::Object{
+        {"rank", int64_t(Rank)},
+        {"collective", At ? At->describe() : "none"},
+        {"site", At ? siteOf(*At) : ""},
+        {"blocked", Blocked}});
+  }
+  return Rows;
+}

@@ -130,6 +130,8 @@ json::Object CheckResult::toJSON() const {
     O["svg"] = Svg;
   if (!RunDir.empty())
     O["run_dir"] = RunDir;
+  if (!PartedTable.empty())
+    O["collectives"] = json::Array(PartedTable);
   return O;
 }
 
@@ -154,6 +156,7 @@ CheckResult ddpharness::scenarioResult(ScenarioKind Kind,
         "confirmed: " + bugClause(Kind, Bug, HangTimeout) + " " + Context;
     if (!Bug.Parted.empty())
       R.Evidence += "; " + Bug.Parted;
+    R.PartedTable = Bug.PartedTable;
     if (Fix)
       R.Evidence +=
           "; the fixed variant (" + Fixed + ") " + cleanClause(Kind, *Fix);
@@ -185,6 +188,7 @@ CheckResult ddpharness::programResult(ScenarioKind Kind,
     if (!Run.Parted.empty())
       R.Evidence += "; " + Run.Parted;
     R.PartedAt = Run.PartedAt;
+    R.PartedTable = Run.PartedTable;
     break;
   case Shows::Clean:
     R.Verdict = "not confirmed";

@@ -27,6 +27,8 @@ struct CheckResult {
   /// Where the ranks' collectives parted in the measured run (call sites),
   /// for a finding to be confirmed at its own line or elsewhere.
   std::vector<std::pair<std::string, int>> PartedAt;
+  /// The same as a table per rank (partedTable), for the report.
+  llvm::json::Array PartedTable;
 
   llvm::json::Object toJSON() const;
 };

@@ -163,6 +163,8 @@ std::optional<json::Object> runtimeOf(const FindingRef &F,
                                             : Program.Svg;
   if (!Svg.empty())
     Runtime["svg"] = Svg;
+  if (!Top.PartedTable.empty())
+    Runtime["collectives"] = json::Array(Top.PartedTable);
   Runtime["program"] = Program.toJSON();
   if (&Top == &Program)
     placeCollective(F, Program, Runtime);

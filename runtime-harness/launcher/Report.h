@@ -53,6 +53,10 @@ std::string partedSentence(const CollectiveAnalysis &C);
 /// Every call site (file, line) of each rank's collective where the ranks
 /// parted, the program's frames outward.
 std::vector<std::pair<std::string, int>> partedSites(const CollectiveAnalysis &C);
+/// Where the ranks parted as a small table, one object per rank: `rank`,
+/// `collective` (or "none"), `site`, `blocked` ("" or "12.3 s"); empty when
+/// they never parted. What `confirm` hands to ddplint's HTML report.
+llvm::json::Array partedTable(const CollectiveAnalysis &C);
 llvm::json::Value dataOrderJson(const RunAnalysis &A);
 llvm::json::Object metricsJson(const RunAnalysis &A);
 

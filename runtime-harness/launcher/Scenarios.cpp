@@ -188,6 +188,7 @@ VariantOutcome ddpharness::runMeasured(const MeasuredCommand &C,
   R.Metrics = metricsJson(A);
   R.PartedAt = partedSites(A.Collectives);
   R.Parted = partedSentence(A.Collectives);
+  R.PartedTable = partedTable(A.Collectives);
   for (const std::string &W : warningsToShow(A.Warnings, 5))
     std::fprintf(stderr, "ddp-harness %s: %s: warning: %s\n", Cmd,
                  C.Title.c_str(), W.c_str());

@@ -91,6 +91,7 @@ struct VariantOutcome {
   /// and the sentence that says so (empty when they never parted).
   std::vector<std::pair<std::string, int>> PartedAt;
   std::string Parted;
+  llvm::json::Array PartedTable;
 };
 
 /// A program run measured the way a scenario of kind \p Kind is.
