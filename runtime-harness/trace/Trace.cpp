@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <unwind.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,8 +119,21 @@ struct Stopwatch {
 
 TraceFile &traceFile();
 
+/// This process's id, kept without a system call per record: read once,
+/// and again in a child after fork (the forked ranks of ddp-scenario).
+pid_t CurrentPid = getpid();
+__attribute__((constructor)) void watchForks() {
+  pthread_atfork(nullptr, nullptr, [] { CurrentPid = getpid(); });
+}
+
+/// The calling thread's id, read once per thread.
+long threadId() {
+  thread_local long Id = long(syscall(SYS_gettid));
+  return Id;
+}
+
 int TraceFile::file() {
-  pid_t Pid = getpid();
+  pid_t Pid = CurrentPid;
   if (Pid == Owner)
     return Fd;
   if (Fd >= 0)
@@ -199,7 +213,7 @@ int64_t TraceFile::issued(const ddptrace::Collective &C) {
                      C.kind + "\t" + C.op + "\t" + std::to_string(C.count) +
                      "\t" + C.dtype + "\t" + std::to_string(C.root) + "\t" +
                      (C.blocking ? "1" : "0") + "\t" +
-                     std::to_string(long(syscall(SYS_gettid))) + "\t" +
+                     std::to_string(threadId()) + "\t" +
                      std::to_string(nowNanoseconds()) + "\t" + callSite() +
                      "\n";
   writeLine(Line);
