@@ -89,25 +89,7 @@ ddptrace::Collective reducing(const char *Kind, MPI_Comm Comm, int Count,
 }
 
 /// Nonblocking collectives: the request's record, until MPI_Wait.
-std::mutex RequestLock;
-std::map<MPI_Request, int64_t> Requests;
-
-void remember(MPI_Request *Request, int64_t Id) {
-  if (Id < 0 || !Request)
-    return;
-  std::lock_guard<std::mutex> Guard(RequestLock);
-  Requests[*Request] = Id;
-}
-
-int64_t forget(MPI_Request Request) {
-  std::lock_guard<std::mutex> Guard(RequestLock);
-  auto It = Requests.find(Request);
-  if (It == Requests.end())
-    return -1;
-  int64_t Id = It->second;
-  Requests.erase(It);
-  return Id;
-}
+ddptrace::PendingWaits<MPI_Request> PendingRequests;
 
 template <typename Call> int traced(const ddptrace::Collective &C, Call Run) {
   int64_t Id = ddptrace::issued(C);
@@ -206,7 +188,8 @@ int MPI_Iallreduce(const void *Send, void *Receive, int Count,
   int64_t Id = ddptrace::issued(
       reducing("allreduce", Comm, Count, Type, Op, -1, false));
   int Result = Real(Send, Receive, Count, Type, Op, Comm, Request);
-  remember(Request, Id);
+  if (Request)
+    PendingRequests.remember(*Request, Id);
   return Result;
 }
 
@@ -216,13 +199,14 @@ int MPI_Ibcast(void *Buffer, int Count, MPI_Datatype Type, int Root,
   int64_t Id = ddptrace::issued(
       collective("broadcast", Comm, Count, Type, Root, false));
   int Result = Real(Buffer, Count, Type, Root, Comm, Request);
-  remember(Request, Id);
+  if (Request)
+    PendingRequests.remember(*Request, Id);
   return Result;
 }
 
 int MPI_Wait(MPI_Request *Request, MPI_Status *Status) {
   DDPTRACE_REAL(MPI_Wait);
-  int64_t Id = Request ? forget(*Request) : -1;
+  int64_t Id = Request ? PendingRequests.forget(*Request) : -1;
   ddptrace::waiting(Id);
   int Result = Real(Request, Status);
   ddptrace::done(Id);
@@ -233,7 +217,7 @@ int MPI_Waitall(int Count, MPI_Request Requests[], MPI_Status Statuses[]) {
   DDPTRACE_REAL(MPI_Waitall);
   std::vector<int64_t> Ids;
   for (int I = 0; I < Count; ++I)
-    if (int64_t Id = forget(Requests[I]); Id >= 0)
+    if (int64_t Id = PendingRequests.forget(Requests[I]); Id >= 0)
       Ids.push_back(Id);
   for (int64_t Id : Ids)
     ddptrace::waiting(Id);

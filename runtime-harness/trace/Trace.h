@@ -34,6 +34,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace ddptrace {
@@ -74,6 +76,32 @@ template <typename Fn> Fn nextDefinition(const char *Symbol) {
 __attribute__((visibility("default"))) void waiting(int64_t Id);
 /// Records that collective \p Id, or the wait on it, returned.
 __attribute__((visibility("default"))) void done(int64_t Id);
+
+/// Asynchronous collectives not yet waited on: each one's record, by the
+/// handle the program waits on (an MPI request, a c10d Work).
+template <typename Handle> class PendingWaits {
+public:
+  void remember(Handle H, int64_t Id) {
+    if (Id < 0)
+      return;
+    std::lock_guard<std::mutex> Guard(Lock);
+    Ids[H] = Id;
+  }
+  /// The record of \p H, now waited on; -1 when none is pending.
+  int64_t forget(Handle H) {
+    std::lock_guard<std::mutex> Guard(Lock);
+    auto It = Ids.find(H);
+    if (It == Ids.end())
+      return -1;
+    int64_t Id = It->second;
+    Ids.erase(It);
+    return Id;
+  }
+
+private:
+  std::mutex Lock;
+  std::map<Handle, int64_t> Ids;
+};
 
 } // namespace ddptrace
 

@@ -64,25 +64,12 @@ ddptrace::Collective describe(const void *Group, const char *Kind,
 }
 
 /// Work issued and not yet waited on: its record.
-std::mutex WorkLock;
-std::map<const c10d::Work *, int64_t> Pending;
+ddptrace::PendingWaits<const c10d::Work *> Pending;
 
 WorkPtr remember(WorkPtr Work, int64_t Id) {
-  if (Id >= 0 && Work) {
-    std::lock_guard<std::mutex> Guard(WorkLock);
-    Pending[Work.get()] = Id;
-  }
+  if (Work)
+    Pending.remember(Work.get(), Id);
   return Work;
-}
-
-int64_t forget(const c10d::Work *Work) {
-  std::lock_guard<std::mutex> Guard(WorkLock);
-  auto It = Pending.find(Work);
-  if (It == Pending.end())
-    return -1;
-  int64_t Id = It->second;
-  Pending.erase(It);
-  return Id;
 }
 
 } // namespace
@@ -171,7 +158,7 @@ bool c10d::Work::wait(std::chrono::milliseconds Timeout) {
   using Fn = bool (*)(void *, std::chrono::milliseconds);
   static Fn Real = ddptrace::nextDefinition<Fn>(
       "_ZN4c10d4Work4waitENSt6chrono8durationIlSt5ratioILl1ELl1000EEEE");
-  int64_t Id = forget(this);
+  int64_t Id = Pending.forget(this);
   ddptrace::waiting(Id);
   bool Result = Real(this, Timeout);
   ddptrace::done(Id);

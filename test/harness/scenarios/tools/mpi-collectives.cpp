@@ -2,7 +2,7 @@
 //
 // Three matching all-reduces, then what MODE makes the ranks do:
 //
-//   agree    one more all-reduce and a barrier on every rank
+//   agree    a nonblocking all-reduce, its wait and a barrier on every rank
 //   hang     only rank 0 all-reduces again; the others go to the barrier
 //   op       rank 0 reduces with SUM, the others with MAX
 //   count    rank 0 reduces 4 elements, the others 8
@@ -43,6 +43,12 @@ int main(int Argc, char **Argv) {
   if (std::strcmp(Mode, "count") == 0)
     MPI_Allreduce(MPI_IN_PLACE, Grad.data(), Rank == 0 ? 4 : 8, // site: count
                   MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  if (std::strcmp(Mode, "agree") == 0) {
+    MPI_Request Request;
+    MPI_Iallreduce(MPI_IN_PLACE, Grad.data(), 8, MPI_FLOAT, MPI_SUM,
+                   MPI_COMM_WORLD, &Request);
+    MPI_Wait(&Request, MPI_STATUS_IGNORE);
+  }
   MPI_Barrier(MPI_COMM_WORLD); // site: barrier
   MPI_Finalize();
   return 0;
