@@ -91,6 +91,18 @@ ddptrace::Collective reducing(const char *Kind, MPI_Comm Comm, int Count,
 /// Nonblocking collectives: the request's record, until MPI_Wait.
 ddptrace::PendingWaits<MPI_Request> PendingRequests;
 
+/// A nonblocking collective: recorded, issued (\p Run), and its record kept
+/// for the MPI_Wait on \p Request.
+template <typename Call>
+int nonblocking(const ddptrace::Collective &C, MPI_Request *Request,
+                Call Run) {
+  int64_t Id = ddptrace::issued(C);
+  int Result = Run();
+  if (Request)
+    PendingRequests.remember(*Request, Id);
+  return Result;
+}
+
 template <typename Call> int traced(const ddptrace::Collective &C, Call Run) {
   int64_t Id = ddptrace::issued(C);
   int Result = Run();
@@ -185,23 +197,17 @@ int MPI_Iallreduce(const void *Send, void *Receive, int Count,
                    MPI_Datatype Type, MPI_Op Op, MPI_Comm Comm,
                    MPI_Request *Request) {
   DDPTRACE_REAL(MPI_Iallreduce);
-  int64_t Id = ddptrace::issued(
-      reducing("allreduce", Comm, Count, Type, Op, -1, false));
-  int Result = Real(Send, Receive, Count, Type, Op, Comm, Request);
-  if (Request)
-    PendingRequests.remember(*Request, Id);
-  return Result;
+  return nonblocking(
+      reducing("allreduce", Comm, Count, Type, Op, -1, false), Request,
+      [&] { return Real(Send, Receive, Count, Type, Op, Comm, Request); });
 }
 
 int MPI_Ibcast(void *Buffer, int Count, MPI_Datatype Type, int Root,
                MPI_Comm Comm, MPI_Request *Request) {
   DDPTRACE_REAL(MPI_Ibcast);
-  int64_t Id = ddptrace::issued(
-      collective("broadcast", Comm, Count, Type, Root, false));
-  int Result = Real(Buffer, Count, Type, Root, Comm, Request);
-  if (Request)
-    PendingRequests.remember(*Request, Id);
-  return Result;
+  return nonblocking(
+      collective("broadcast", Comm, Count, Type, Root, false), Request,
+      [&] { return Real(Buffer, Count, Type, Root, Comm, Request); });
 }
 
 int MPI_Wait(MPI_Request *Request, MPI_Status *Status) {

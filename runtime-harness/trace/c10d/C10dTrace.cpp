@@ -66,7 +66,12 @@ ddptrace::Collective describe(const void *Group, const char *Kind,
 /// Work issued and not yet waited on: its record.
 ddptrace::PendingWaits<const c10d::Work *> Pending;
 
-WorkPtr remember(WorkPtr Work, int64_t Id) {
+/// Records \p C, issues it through LibTorch's own definition (\p Run), and
+/// keeps its record for the wait on the Work it returns.
+template <typename Call>
+WorkPtr issue(const ddptrace::Collective &C, Call Run) {
+  int64_t Id = ddptrace::issued(C);
+  WorkPtr Work = Run();
   if (Work)
     Pending.remember(Work.get(), Id);
   return Work;
@@ -82,8 +87,7 @@ WorkPtr c10d::ProcessGroupGloo::allreduce(Tensors &T,
       "IN2at6TensorESaIS3_EERKNS_16AllreduceOptionsE");
   ddptrace::Collective C = describe(this, "allreduce", T);
   C.op = opName(O.reduceOp);
-  int64_t Id = ddptrace::issued(C);
-  return remember(Real(this, T, O), Id);
+  return issue(C, [&] { return Real(this, T, O); });
 }
 
 WorkPtr c10d::ProcessGroupGloo::allreduce_coalesced(
@@ -95,8 +99,7 @@ WorkPtr c10d::ProcessGroupGloo::allreduce_coalesced(
       "ESaIS3_EERKNS_25AllreduceCoalescedOptionsE");
   ddptrace::Collective C = describe(this, "allreduce", T);
   C.op = opName(O.reduceOp);
-  int64_t Id = ddptrace::issued(C);
-  return remember(Real(this, T, O), Id);
+  return issue(C, [&] { return Real(this, T, O); });
 }
 
 WorkPtr c10d::ProcessGroupGloo::broadcast(Tensors &T,
@@ -105,9 +108,8 @@ WorkPtr c10d::ProcessGroupGloo::broadcast(Tensors &T,
   static Fn Real = ddptrace::nextDefinition<Fn>(
       "_ZN4c10d16ProcessGroupGloo9broadcastERSt6vector"
       "IN2at6TensorESaIS3_EERKNS_16BroadcastOptionsE");
-  ddptrace::Collective C = describe(this, "broadcast", T, O.rootRank);
-  int64_t Id = ddptrace::issued(C);
-  return remember(Real(this, T, O), Id);
+  return issue(describe(this, "broadcast", T, O.rootRank),
+               [&] { return Real(this, T, O); });
 }
 
 WorkPtr c10d::ProcessGroupGloo::reduce(Tensors &T, const ReduceOptions &O) {
@@ -117,17 +119,15 @@ WorkPtr c10d::ProcessGroupGloo::reduce(Tensors &T, const ReduceOptions &O) {
       "at6TensorESaIS3_EERKNS_13ReduceOptionsE");
   ddptrace::Collective C = describe(this, "reduce", T, O.rootRank);
   C.op = opName(O.reduceOp);
-  int64_t Id = ddptrace::issued(C);
-  return remember(Real(this, T, O), Id);
+  return issue(C, [&] { return Real(this, T, O); });
 }
 
 WorkPtr c10d::ProcessGroupGloo::barrier(const BarrierOptions &O) {
   using Fn = WorkPtr (*)(void *, const BarrierOptions &);
   static Fn Real = ddptrace::nextDefinition<Fn>(
       "_ZN4c10d16ProcessGroupGloo7barrierERKNS_14BarrierOptionsE");
-  ddptrace::Collective C = describe(this, "barrier", {});
-  int64_t Id = ddptrace::issued(C);
-  return remember(Real(this, O), Id);
+  return issue(describe(this, "barrier", {}),
+               [&] { return Real(this, O); });
 }
 
 WorkPtr c10d::ProcessGroupGloo::allgather(TensorLists &Out, Tensors &In,
@@ -137,9 +137,8 @@ WorkPtr c10d::ProcessGroupGloo::allgather(TensorLists &Out, Tensors &In,
   static Fn Real = ddptrace::nextDefinition<Fn>(
       "_ZN4c10d16ProcessGroupGloo9allgatherERSt6vectorIS1_IN2at6TensorESaIS3_"
       "EESaIS5_EERS5_RKNS_16AllgatherOptionsE");
-  ddptrace::Collective C = describe(this, "allgather", In);
-  int64_t Id = ddptrace::issued(C);
-  return remember(Real(this, Out, In, O), Id);
+  return issue(describe(this, "allgather", In),
+               [&] { return Real(this, Out, In, O); });
 }
 
 WorkPtr c10d::ProcessGroupGloo::gather(TensorLists &Out, Tensors &In,
@@ -149,9 +148,8 @@ WorkPtr c10d::ProcessGroupGloo::gather(TensorLists &Out, Tensors &In,
   static Fn Real = ddptrace::nextDefinition<Fn>(
       "_ZN4c10d16ProcessGroupGloo6gatherERSt6vectorIS1_IN2at6TensorESaIS3_EE"
       "SaIS5_EERS5_RKNS_13GatherOptionsE");
-  ddptrace::Collective C = describe(this, "gather", In, O.rootRank);
-  int64_t Id = ddptrace::issued(C);
-  return remember(Real(this, Out, In, O), Id);
+  return issue(describe(this, "gather", In, O.rootRank),
+               [&] { return Real(this, Out, In, O); });
 }
 
 bool c10d::Work::wait(std::chrono::milliseconds Timeout) {
