@@ -300,6 +300,22 @@ void runOnLargeStack(tooling::ClangTool &Tool,
   Worker.join();
 }
 
+/// The summaries of the unit's externally visible functions, one
+/// "USR<TAB>effects" line each: the checks' own when they made some, else
+/// the unit's, computed here.
+void exportSummaries(ClangTidyContext &Context, ASTContext &AST,
+                     std::vector<std::string> &Lines) {
+  std::shared_ptr<ddp::FunctionSummaries> Summaries =
+      ddp::DdpCheck::sharedSummaries(AST);
+  ClangTidyCheck::OptionsView View("ddp", Context.getOptions().CheckOptions,
+                                   &Context);
+  ddp::Vocabulary Vocab(View);
+  if (!Summaries)
+    Summaries = std::make_shared<ddp::FunctionSummaries>(Vocab, AST);
+  for (const auto &[USR, Effects] : Summaries->exported())
+    Lines.push_back(USR + "\t" + Effects.encode());
+}
+
 } // namespace
 
 UnitResult Analyser::run(const tooling::CompilationDatabase &Compilations,
@@ -361,16 +377,7 @@ UnitResult Analyser::runOnce(const tooling::CompilationDatabase &Compilations,
   Seen.WholeUnit = Context.getOptionsForFile(File).SystemHeaders.value_or(false);
   Seen.Cancelled = Cancelled;
   Seen.Summarise = [&](ASTContext &AST) {
-    // The checks' own summaries when they made some, else the unit's.
-    std::shared_ptr<ddp::FunctionSummaries> Summaries =
-        ddp::DdpCheck::sharedSummaries(AST);
-    ClangTidyCheck::OptionsView View("ddp", Context.getOptions().CheckOptions,
-                                     &Context);
-    ddp::Vocabulary Vocab(View);
-    if (!Summaries)
-      Summaries = std::make_shared<ddp::FunctionSummaries>(Vocab, AST);
-    for (const auto &[USR, Effects] : Summaries->exported())
-      Seen.Summaries.push_back(USR + "\t" + Effects.encode());
+    exportSummaries(Context, AST, Seen.Summaries);
   };
   CheckActionFactory Factory(Context, BaseFS, Seen,
                              Preamble ? Preamble->PCH : std::string());

@@ -9,6 +9,9 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+#include <string>
+
 using namespace llvm;
 
 namespace ddplint {
@@ -64,6 +67,36 @@ void printVacuousUnits(ArrayRef<VacuousUnit> Units) {
   for (const VacuousUnit &U : Units)
     errs() << "ddplint: " << shownPath(U.File)
            << ": analysis was vacuous: " << U.Cause << "\n";
+}
+
+/// The one-line summary on standard error.
+/// "N findings in K files" counts the files that hold findings, as the HTML
+/// report does; the units looked at follow when that does not say it.
+void printSummary(ArrayRef<Finding> Findings, size_t Files,
+                  const RunStats &Stats, size_t Vacuous, unsigned Hidden) {
+  auto Plural = [](size_t N, StringRef One) {
+    return (Twine(N) + " " + One + (N == 1 ? "" : "s")).str();
+  };
+  std::set<std::string> WithFindings;
+  for (const Finding &F : Findings)
+    WithFindings.insert(F.Where.File);
+  size_t Found = Findings.size();
+  errs() << Plural(Found, "finding");
+  if (Found)
+    errs() << " in " << Plural(WithFindings.size(), "file");
+  if (Stats.FromCache)
+    errs() << " (" << Plural(Files, "file") << ": " << Stats.Analysed
+           << " analysed, " << Stats.FromCache << " from the cache)";
+  else if (!Found || WithFindings.size() != Files)
+    errs() << " (" << Plural(Files, "file") << " analysed)";
+  if (Vacuous)
+    errs() << "; " << Vacuous
+           << (Vacuous == 1 ? " unit's analysis was" : " units' analyses were")
+           << " vacuous";
+  if (Hidden)
+    errs() << "; " << Hidden << " known finding" << (Hidden == 1 ? "" : "s")
+           << " hidden by the baseline";
+  errs() << "\n";
 }
 
 } // namespace ddplint

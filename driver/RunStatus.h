@@ -41,6 +41,14 @@ void printCompileErrors(llvm::ArrayRef<Finding> Errors);
 /// "ddplint: src/train.cpp: analysis was vacuous: <cause>".
 void printVacuousUnits(llvm::ArrayRef<VacuousUnit> Units);
 
+struct RunStats;
+
+/// The one-line summary on standard error: the findings and the files that
+/// hold them, the units analysed and taken from the cache, vacuous units,
+/// findings the baseline hid.
+void printSummary(llvm::ArrayRef<Finding> Findings, size_t Files,
+                  const RunStats &Stats, size_t Vacuous, unsigned Hidden);
+
 } // namespace ddplint
 
 #endif // DDPLINT_DRIVER_RUNSTATUS_H

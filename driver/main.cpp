@@ -366,6 +366,17 @@ void analyseFiles(const tooling::CompilationDatabase &Compilations,
   sortAndUnique(Run.CompileErrors);
 }
 
+/// Opens the caches and analyses every selected unit with them.
+void analyseWithCaches(const tooling::CompilationDatabase &Compilations,
+                       const std::string &SdkFallback, RunState &Run) {
+  std::optional<FindingsCache> Cache;
+  std::optional<SharedPreambles> Preambles;
+  openCaches(Cache, Preambles, Run.Files.size());
+  if (!Run.Files.empty())
+    analyseFiles(Compilations, Cache ? &*Cache : nullptr,
+                 Preambles ? &*Preambles : nullptr, SdkFallback, Run);
+}
+
 /// --write-baseline records the findings; --baseline then hides the known
 /// ones.
 void applyBaselineOptions(const OutputOptions &Out, RunState &Run) {
@@ -419,36 +430,6 @@ int refuseConfiguration(const std::string &Why, RunState &Run) {
   return ExitToolError;
 }
 
-/// The one-line summary on standard error.
-/// "N findings in K files" counts the files that hold findings, as the HTML
-/// report does; the units looked at follow when that does not say it.
-void printSummary(const RunState &Run) {
-  auto Plural = [](size_t N, StringRef One) {
-    return (Twine(N) + " " + One + (N == 1 ? "" : "s")).str();
-  };
-  std::set<std::string> WithFindings;
-  for (const Finding &F : Run.Findings)
-    WithFindings.insert(F.Where.File);
-  size_t Found = Run.Findings.size(), Files = Run.Files.size();
-  errs() << Plural(Found, "finding");
-  if (Found)
-    errs() << " in " << Plural(WithFindings.size(), "file");
-  if (Run.Stats.FromCache)
-    errs() << " (" << Plural(Files, "file") << ": " << Run.Stats.Analysed
-           << " analysed, " << Run.Stats.FromCache << " from the cache)";
-  else if (!Found || WithFindings.size() != Files)
-    errs() << " (" << Plural(Files, "file") << " analysed)";
-  if (!Run.Vacuous.empty())
-    errs() << "; " << Run.Vacuous.size()
-           << (Run.Vacuous.size() == 1 ? " unit's analysis was"
-                                       : " units' analyses were")
-           << " vacuous";
-  if (Run.Hidden)
-    errs() << "; " << Run.Hidden << " known finding"
-           << (Run.Hidden == 1 ? "" : "s") << " hidden by the baseline";
-  errs() << "\n";
-}
-
 } // namespace
 
 int main(int Argc, const char **Argv) {
@@ -494,14 +475,9 @@ int main(int Argc, const char **Argv) {
   warnConfigurationProblems(*OptionsProvider, FirstFile);
 
   // The analysis.
-  std::optional<FindingsCache> Cache;
-  std::optional<SharedPreambles> Preambles;
-  openCaches(Cache, Preambles, Run.Files.size());
   std::string SdkFallback =
       NoSdkFallback ? std::string() : sdkFallbackDirectory(Argv[0]);
-  if (!Run.Files.empty())
-    analyseFiles(*Compilations, Cache ? &*Cache : nullptr,
-                 Preambles ? &*Preambles : nullptr, SdkFallback, Run);
+  analyseWithCaches(*Compilations, SdkFallback, Run);
 
   // The outputs, then what goes to standard error besides.
   applyBaselineOptions(outputOptionsFromCommandLine(), Run);
@@ -510,6 +486,7 @@ int main(int Argc, const char **Argv) {
   printCompileErrors(Run.CompileErrors);
   printVacuousUnits(Run.Vacuous);
   if (!Quiet)
-    printSummary(Run);
+    printSummary(Run.Findings, Run.Files.size(), Run.Stats,
+                 Run.Vacuous.size(), Run.Hidden);
   return Run.exitStatus();
 }
