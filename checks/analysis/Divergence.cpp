@@ -68,6 +68,12 @@ FunctionDivergence::FunctionDivergence(DivergenceAnalysis &Owner,
     if (Block->succ_size() >= 2)
       if (const CFGBlock *Join = joinOf(*Block))
         JoinsAt[Join].push_back(Block);
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(&FD);
+      Method && Method->isInstance())
+    forEachOwnFieldAssignment(
+        FD, [&](const FieldDecl &F, const Stmt *, const Expr *) {
+          OwnFields.insert(&F);
+        });
   collectFacts();
   run();
 }
@@ -146,7 +152,7 @@ void FunctionDivergence::collectFacts() {
       bool Exact = false;
       const VarDecl *Container =
           rootLocal(Member->getImplicitObjectArgument(), Exact).first;
-      if (!Container)
+      if (!Container || Container == objectSlot())
         return;
       for (const Expr *Arg : Member->arguments()) {
         llvm::SmallVector<const VarDecl *, 4> Roots;
@@ -207,9 +213,12 @@ void FunctionDivergence::processBlock(const CFGBlock &B) {
             break;
           }
     }
-  if (&B == &Cfg->getEntry())
+  if (&B == &Cfg->getEntry()) {
     for (unsigned I = 0; I < Function.getNumParams(); ++I)
       Current[{Function.getParamDecl(I), nullptr}] = Divergence::parameter(I);
+    for (const FieldDecl *F : OwnFields)
+      Current[{objectSlot(), F}] = Divergence::onEntry();
+  }
 
   for (const CFGElement &Element : B)
     if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
@@ -285,24 +294,58 @@ Divergence FunctionDivergence::extentOf(const Expr *E) {
 
 std::optional<Divergence>
 FunctionDivergence::constructedExtent(const Expr *E) {
-  const auto *Construct =
-      dyn_cast_or_null<CXXConstructExpr>(stripObjectWrappers(E));
-  if (!Construct)
-    return std::nullopt;
-  std::optional<uint64_t> Parameters =
-      Owner.extentParameters(*Construct->getConstructor());
+  const Expr *Made = stripObjectWrappers(E);
+  std::optional<uint64_t> Parameters;
+  llvm::ArrayRef<const Expr *> Arguments;
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Made)) {
+    Parameters = Owner.extentParameters(*Construct->getConstructor());
+    Arguments = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
+  } else if (const auto *Call = dyn_cast_or_null<CallExpr>(Made);
+             Call && !isa<CXXOperatorCallExpr>(Call) &&
+             Call->getDirectCallee()) {
+    // `trange(n, rank == 0)`: an object a function returns.
+    Parameters = Owner.returnedExtentParameters(*Call->getDirectCallee());
+    Arguments = llvm::ArrayRef(Call->getArgs(), Call->getNumArgs());
+  }
   if (!Parameters)
     return std::nullopt;
   Divergence D;
-  for (unsigned I = 0; I < Construct->getNumArgs() && I < 64; ++I)
+  for (unsigned I = 0; I < Arguments.size() && I < 64; ++I)
     if (*Parameters & (uint64_t(1) << I))
-      D.merge(valueOf(Construct->getArg(I)));
+      D.merge(valueOf(Arguments[I]));
   return D;
+}
+
+Divergence FunctionDivergence::readOwnField(const FieldDecl &F,
+                                            const MemberExpr &ME) {
+  auto It = Current.find({objectSlot(), &F});
+  if (It == Current.end())
+    return Owner.field(F).through(&ME);
+  Divergence D = It->second;
+  if (D.heldOnEntry()) {
+    D.merge(Owner.field(F).through(&ME));
+    D.forgetEntry();
+  }
+  return D;
+}
+
+std::optional<Divergence>
+FunctionDivergence::ownFieldAtExit(const FieldDecl &F) const {
+  if (!OwnFields.count(&F))
+    return std::nullopt;
+  Divergence D;
+  auto Exit = Out.find(&Cfg->getExit());
+  if (Exit != Out.end()) {
+    auto It = Exit->second.find({objectSlot(), &F});
+    if (It != Exit->second.end())
+      D.merge(It->second);
+  }
+  return D.sourcesOnly();
 }
 
 void FunctionDivergence::define(Slot Where, Divergence D, bool Overwrite,
                                 const CFGBlock &B) {
-  if (!isLocal(Where.first))
+  if (Where.first != objectSlot() && !isLocal(Where.first))
     return;
   if (Overwrite && !Where.second)
     clear(Where.first); // a new value for the whole variable, fields too
@@ -337,6 +380,13 @@ FunctionDivergence::Slot FunctionDivergence::rootLocal(const Expr *E,
       return {V, Field};
     }
     if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (const auto *Own = dyn_cast<FieldDecl>(ME->getMemberDecl());
+          Own && OwnFields.count(Own) &&
+          isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts())) {
+        if (Field)
+          Exact = false;
+        return {objectSlot(), Own};
+      }
       if (ME->isArrow())
         return {nullptr, nullptr};
       // The outermost field names the slot; a deeper one only updates it.
@@ -361,6 +411,31 @@ FunctionDivergence::Slot FunctionDivergence::rootLocal(const Expr *E,
     }
   }
   return {nullptr, nullptr};
+}
+
+const FieldDecl *FunctionDivergence::ownFieldRoot(const Expr *E) const {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *AddrOf = dyn_cast<UnaryOperator>(E);
+        AddrOf && AddrOf->getOpcode() == UO_AddrOf) {
+      E = AddrOf->getSubExpr();
+    } else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = AS->getBase();
+    } else if (const auto *Storage = dyn_cast<CXXMemberCallExpr>(E);
+               Storage && (identifierName(Storage->getMethodDecl()) == "data" ||
+                           identifierName(Storage->getMethodDecl()) ==
+                               "data_ptr")) {
+      E = Storage->getImplicitObjectArgument();
+    } else {
+      const auto *ME = dyn_cast<MemberExpr>(E);
+      const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+      return F && OwnFields.count(F) &&
+                     isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts())
+                 ? F
+                 : nullptr;
+    }
+  }
+  return nullptr;
 }
 
 void FunctionDivergence::storageRoots(

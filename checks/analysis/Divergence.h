@@ -64,6 +64,10 @@ class Divergence {
 public:
   static Divergence seed(DivergenceSource S, const Stmt *Origin);
   static Divergence parameter(unsigned Index);
+  /// What a field of the object held when the method was entered: a
+  /// method follows its object's fields in order, like locals, starting
+  /// from what the other methods leave in them.
+  static Divergence onEntry();
 
   /// Whether the value can differ between ranks.
   bool diverges() const { return Sources != 0; }
@@ -76,12 +80,15 @@ public:
   uint64_t parameters() const { return Params; }
   /// Whether the only source is \p S.
   bool onlyFrom(DivergenceSource S) const { return Sources == bit(S); }
+  /// Whether the value still holds what its field held on entry.
+  bool heldOnEntry() const { return OnEntry; }
+  void forgetEntry() { OnEntry = false; }
 
   /// Joins \p Other in; returns whether anything was added.
   bool merge(const Divergence &Other);
   /// Forgets source \p S.
   void drop(DivergenceSource S);
-  /// The sources alone, without parameters.
+  /// The sources alone, without parameters (or the value held on entry).
   Divergence sourcesOnly() const;
   /// The same sources, all entering at \p Origin (a call of a helper).
   Divergence through(const Stmt *Origin) const;
@@ -91,6 +98,7 @@ private:
     return uint8_t(1u << static_cast<unsigned>(S));
   }
   uint8_t Sources = 0;
+  bool OnEntry = false;
   uint64_t Params = 0;
   std::array<const Stmt *, NumDivergenceSources> Origins{};
 };
@@ -136,8 +144,13 @@ public:
   /// end() or size() read (bit I: parameter I); none when a body is out of
   /// sight. `ProgressRange(n, show)` runs n times whatever `show` is.
   std::optional<uint64_t> extentParameters(const CXXConstructorDecl &Ctor);
-  /// What a field of a user class holds, over every assignment in its
-  /// class's constructors and methods.
+  /// For an object a function of the unit returns: the parameters that
+  /// decide the extent of what it returns (`trange(n, show)` returns
+  /// `tqdm(range(n), show)`); none when that is not known.
+  std::optional<uint64_t> returnedExtentParameters(const FunctionDecl &FD);
+  /// What a field of a user class holds: what each method of its class
+  /// that assigns it leaves in it when it returns, and what constructors
+  /// initialise it with.
   Divergence field(const FieldDecl &FD);
   /// \p D with its parameter dependences replaced by what the callers in
   /// this translation unit pass for those parameters (through their own
@@ -157,6 +170,10 @@ private:
     const CallExpr *Call;
   };
   Divergence passedFor(const FunctionDecl &FD, unsigned Index);
+  /// The parameters of \p Def that decide the extent of the object \p E
+  /// makes: of a construction or a call whose extent is known, those its
+  /// deciding arguments mention; else every one \p E mentions.
+  uint64_t extentParametersIn(const FunctionDecl &Def, const Expr *E);
   const std::vector<CallSite> &callersOf(const FunctionDecl &FD);
 
   const Vocabulary &Vocab;
@@ -179,6 +196,8 @@ private:
       Passed;
   std::optional<llvm::DenseSet<const VarDecl *>> SignalFlags;
   llvm::DenseMap<const CXXConstructorDecl *, std::optional<uint64_t>> Extents;
+  llvm::DenseMap<const FunctionDecl *, std::optional<uint64_t>>
+      ReturnedExtents;
   /// Node-based: callers keep pointers to summaries while others are made.
   std::map<std::pair<const FunctionDecl *, unsigned>,
            std::optional<FieldWrites>>
@@ -206,6 +225,10 @@ public:
   /// What parameter \p Index (a reference or pointer) refers to at the
   /// function's exit.
   Divergence writtenAtExit(unsigned Index) const;
+  /// Whether this method follows its object's field \p F in order (it
+  /// assigns it), and what it leaves there when it returns: its last
+  /// writes, with the conditions that decide them; none when it does not.
+  std::optional<Divergence> ownFieldAtExit(const FieldDecl &F) const;
   /// The divergence added by control at \p S: the conditions that decide
   /// whether it runs.
   Divergence implicitAt(const Stmt *S);
@@ -288,12 +311,24 @@ private:
   static const FieldDecl *elementsSlot() {
     return reinterpret_cast<const FieldDecl *>(uintptr_t(8));
   }
+  /// The variable of the slots of the object's own fields that a method
+  /// assigns (`this->f`): they are followed in order, as locals are.
+  static const VarDecl *objectSlot() {
+    return reinterpret_cast<const VarDecl *>(uintptr_t(16));
+  }
+  /// The value of `this->f` here: the slot's, and what the field held on
+  /// entry where the method has not assigned it yet on some path.
+  Divergence readOwnField(const FieldDecl &F, const MemberExpr &ME);
   Divergence readField(const VarDecl *V, const FieldDecl *F) const;
   bool isLocal(const VarDecl *V) const;
   /// The slot an assignment to \p E writes: `v` (exact), `v.f` (exact),
-  /// `v.f.g`, `v[i]`, `v.f[i]` (updates); a null variable when \p E is not
-  /// rooted in a local.
+  /// `v.f.g`, `v[i]`, `v.f[i]` (updates), `this->f` and what is rooted in
+  /// it when the method assigns `f` (objectSlot()); a null variable when
+  /// \p E is rooted in neither.
   Slot rootLocal(const Expr *E, bool &Exact) const;
+  /// The field of the object whose storage \p E designates (`&f`, `f`,
+  /// `f[i]`, `f.data()`), when the method follows it in order.
+  const FieldDecl *ownFieldRoot(const Expr *E) const;
   void storageRoots(const Expr *E, llvm::SmallVectorImpl<const VarDecl *> &Out,
                     unsigned Depth = 0) const;
   bool isGradient(const Expr *E, unsigned Depth = 0) const;
@@ -358,6 +393,8 @@ private:
       JoinsAt;
   /// Blocks that modify each slot.
   llvm::DenseMap<Slot, llvm::SmallVector<const CFGBlock *, 4>> Modified;
+  /// The object's fields this method assigns, followed in order.
+  llvm::DenseSet<const FieldDecl *> OwnFields;
   State Current;
   Divergence Returned;
   bool Changed = false;

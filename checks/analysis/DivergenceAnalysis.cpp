@@ -8,6 +8,7 @@
 #include "analysis/Divergence.h"
 
 #include "analysis/ASTUtils.h"
+#include "analysis/DivergenceInternal.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -52,36 +53,55 @@ Divergence DivergenceAnalysis::returned(const FunctionDecl &FD) {
 
 namespace {
 
-/// Whether \p E is `this->F` (or `F` in a member function).
-bool isThisField(const Expr *E, const FieldDecl &F) {
+/// The field `this->F` (or `F` in a member function) that \p E names; null
+/// when it names something else.
+const FieldDecl *thisField(const Expr *E) {
   const auto *ME =
       dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParenImpCasts() : nullptr);
-  return ME && ME->getMemberDecl() == &F &&
-         isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts());
+  if (!ME || !isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+    return nullptr;
+  return dyn_cast<FieldDecl>(ME->getMemberDecl());
 }
+
+} // namespace
+
+void forEachOwnFieldAssignment(
+    const FunctionDecl &Def,
+    llvm::function_ref<void(const FieldDecl &, const Stmt *, const Expr *)>
+        Visit) {
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def))
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isWritten() && Init->getMember())
+        Visit(*Init->getMember(), Init->getInit(), Init->getInit());
+  forEachStmt(Def.getBody(), [&](const Stmt *S) {
+    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+      if (const FieldDecl *F = thisField(BO->getLHS());
+          F && BO->isAssignmentOp())
+        Visit(*F, S, BO->getRHS());
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+      if (const FieldDecl *F = thisField(UO->getSubExpr());
+          F && UO->isIncrementDecrementOp())
+        Visit(*F, S, nullptr);
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
+      if (Op->getNumArgs() >= 1 && Op->isAssignmentOp())
+        if (const FieldDecl *F = thisField(Op->getArg(0)))
+          Visit(*F, S, Op->getNumArgs() == 2 ? Op->getArg(1) : nullptr);
+    }
+  });
+}
+
+namespace {
 
 /// The assignments to field \p F in one method \p Def: (statement, value
 /// assigned or null for ++ / --).
 llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4>
 fieldAssignments(const FieldDecl &F, const FunctionDecl &Def) {
   llvm::SmallVector<std::pair<const Stmt *, const Expr *>, 4> Found;
-  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def))
-    for (const CXXCtorInitializer *Init : Ctor->inits())
-      if (Init->isWritten() && Init->getMember() == &F)
-        Found.push_back({Init->getInit(), Init->getInit()});
-  forEachStmt(Def.getBody(), [&](const Stmt *S) {
-    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
-      if (BO->isAssignmentOp() && isThisField(BO->getLHS(), F))
-        Found.push_back({S, BO->getRHS()});
-    } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
-      if (UO->isIncrementDecrementOp() && isThisField(UO->getSubExpr(), F))
-        Found.push_back({S, nullptr});
-    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
-      if (Op->getNumArgs() >= 1 && Op->isAssignmentOp() &&
-          isThisField(Op->getArg(0), F))
-        Found.push_back({S, Op->getNumArgs() == 2 ? Op->getArg(1) : nullptr});
-    }
-  });
+  forEachOwnFieldAssignment(
+      Def, [&](const FieldDecl &G, const Stmt *S, const Expr *Value) {
+        if (&G == &F)
+          Found.push_back({S, Value});
+      });
   return Found;
 }
 
@@ -114,7 +134,14 @@ Divergence DivergenceAnalysis::field(const FieldDecl &F) {
     }
     if (!Facts)
       continue;
+    // What the method leaves in the field; a constructor's initialiser is
+    // no statement of its body, so its value is taken where it is written.
+    std::optional<Divergence> AtExit = Facts->ownFieldAtExit(F);
+    if (AtExit)
+      Result.merge(*AtExit);
     for (const auto &[Where, Value] : Assignments) {
+      if (AtExit && Facts->blockOf(Where))
+        continue;
       if (Value)
         Result.merge(Facts->value(Value));
       Result.merge(Facts->implicitAt(Where));

@@ -39,6 +39,12 @@ Divergence Divergence::parameter(unsigned Index) {
   return D;
 }
 
+Divergence Divergence::onEntry() {
+  Divergence D;
+  D.OnEntry = true;
+  return D;
+}
+
 DivergenceSource Divergence::primary() const {
   // The most specific explanation first: a shape query on local data is
   // about the shape, a loss accumulated over batches about the loss.
@@ -53,12 +59,14 @@ DivergenceSource Divergence::primary() const {
 }
 
 bool Divergence::merge(const Divergence &Other) {
-  bool Added = (Other.Sources & ~Sources) || (Other.Params & ~Params);
+  bool Added = (Other.Sources & ~Sources) || (Other.Params & ~Params) ||
+               (Other.OnEntry && !OnEntry);
   for (unsigned I = 0; I < NumDivergenceSources; ++I)
     if (!Origins[I])
       Origins[I] = Other.Origins[I];
   Sources |= Other.Sources;
   Params |= Other.Params;
+  OnEntry |= Other.OnEntry;
   return Added;
 }
 
@@ -70,6 +78,7 @@ void Divergence::drop(DivergenceSource S) {
 Divergence Divergence::sourcesOnly() const {
   Divergence D = *this;
   D.Params = 0;
+  D.OnEntry = false;
   return D;
 }
 
@@ -292,6 +301,9 @@ Divergence FunctionDivergence::evaluateMember(const MemberExpr &ME) {
   if (F) {
     if (Vocab.isRankName(*F) && !inSystemHeader(*F))
       D = Divergence::seed(DivergenceSource::Rank, &ME);
+    else if (OwnFields.count(F) &&
+             isa<CXXThisExpr>(ME.getBase()->IgnoreParenImpCasts()))
+      D = readOwnField(*F, ME);
     else
       D = Owner.field(*F).through(&ME);
   }

@@ -25,6 +25,14 @@ bool hasParameterName(const NamedDecl *D);
 /// Methods that add to, remove from or replace a container's elements.
 bool isContainerMutator(llvm::StringRef Name);
 
+/// Each assignment of \p Def to a field of its own object (`this->f = v`,
+/// `f += v`, `++f`, a constructor's initialiser): the field, the statement,
+/// the value assigned (null for ++ / --).
+void forEachOwnFieldAssignment(
+    const FunctionDecl &Def,
+    llvm::function_ref<void(const FieldDecl &, const Stmt *, const Expr *)>
+        Visit);
+
 /// `&x` handed to parameter \p I of \p FD, which points to something
 /// writable: an output argument.
 bool isOutputPointer(const FunctionDecl &FD, unsigned I, const Expr *Arg);

@@ -58,14 +58,25 @@ void fieldsRead(const FunctionDecl &Method,
   });
 }
 
-/// The parameters of \p Ctor that \p E mentions (bits).
-uint64_t parametersIn(const CXXConstructorDecl &Ctor, const Stmt *E) {
+/// The parameters of \p Def that \p E mentions (bits). In a constructor, a
+/// field of the object stands for what its initialiser mentions
+/// (`tqdm_(C_, active)` after `C_(C)`).
+uint64_t parametersIn(const FunctionDecl &Def, const Stmt *E,
+                      unsigned Depth = 0) {
   uint64_t Bits = 0;
+  const auto *Ctor = dyn_cast<CXXConstructorDecl>(&Def);
   forEachStmt(E, [&](const Stmt *S) {
     if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-      for (unsigned I = 0; I < Ctor.getNumParams() && I < 64; ++I)
-        if (Ref->getDecl() == Ctor.getParamDecl(I))
+      for (unsigned I = 0; I < Def.getNumParams() && I < 64; ++I)
+        if (Ref->getDecl() == Def.getParamDecl(I))
           Bits |= uint64_t(1) << I;
+    const auto *ME = dyn_cast<MemberExpr>(S);
+    if (!Ctor || !ME || Depth > 2 ||
+        !isa<CXXThisExpr>(ME->getBase()->IgnoreParenImpCasts()))
+      return;
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->getMember() && Init->getMember() == ME->getMemberDecl())
+        Bits |= parametersIn(Def, Init->getInit(), Depth + 1);
   });
   return Bits;
 }
@@ -98,20 +109,68 @@ DivergenceAnalysis::extentParameters(const CXXConstructorDecl &Ctor) {
   }
   if (!SawExtent)
     return Result;
-  // Which parameters the constructor stores in those fields.
+  // Which parameters the constructor stores in those fields: of an object
+  // stored there, only those that decide its own extent.
   uint64_t Bits = 0;
   for (const CXXCtorInitializer *Init : Def->inits())
     if (const FieldDecl *F = Init->getMember(); F && Read.count(F))
-      Bits |= parametersIn(*Def, Init->getInit());
+      Bits |= extentParametersIn(*Def, Init->getInit());
   forEachStmt(Def->getBody(), [&](const Stmt *S) {
     const auto *Assign = dyn_cast<BinaryOperator>(S);
     if (!Assign || !Assign->isAssignmentOp())
       return;
     const auto *ME = dyn_cast<MemberExpr>(Assign->getLHS()->IgnoreParenImpCasts());
     if (ME && Read.count(dyn_cast<FieldDecl>(ME->getMemberDecl())))
-      Bits |= parametersIn(*Def, Assign->getRHS());
+      Bits |= extentParametersIn(*Def, Assign->getRHS());
   });
   Result = Bits;
+  return Result;
+}
+
+uint64_t DivergenceAnalysis::extentParametersIn(const FunctionDecl &Def,
+                                                const Expr *E) {
+  const Expr *Made = stripObjectWrappers(E);
+  std::optional<uint64_t> Deciding;
+  llvm::ArrayRef<const Expr *> Arguments;
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Made)) {
+    Deciding = extentParameters(*Construct->getConstructor());
+    Arguments = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
+  } else if (const auto *Call = dyn_cast_or_null<CallExpr>(Made);
+             Call && !isa<CXXOperatorCallExpr>(Call) &&
+             Call->getDirectCallee()) {
+    Deciding = returnedExtentParameters(*Call->getDirectCallee());
+    Arguments = llvm::ArrayRef(Call->getArgs(), Call->getNumArgs());
+  }
+  if (!Deciding)
+    return parametersIn(Def, E);
+  uint64_t Bits = 0;
+  for (unsigned I = 0; I < Arguments.size() && I < 64; ++I)
+    if (*Deciding & (uint64_t(1) << I))
+      Bits |= parametersIn(Def, Arguments[I]);
+  return Bits;
+}
+
+std::optional<uint64_t>
+DivergenceAnalysis::returnedExtentParameters(const FunctionDecl &FD) {
+  auto Known = ReturnedExtents.find(&FD);
+  if (Known != ReturnedExtents.end())
+    return Known->second;
+  ReturnedExtents[&FD] = std::nullopt; // a recursive call decides nothing
+  const FunctionDecl *Def = userDefinition(FD);
+  if (!Def || !Def->getReturnType()->isRecordType())
+    return std::nullopt;
+  uint64_t Bits = 0;
+  bool Returns = false;
+  forEachStmt(Def->getBody(), [&](const Stmt *S) {
+    if (const auto *Ret = dyn_cast<ReturnStmt>(S); Ret && Ret->getRetValue()) {
+      Returns = true;
+      Bits |= extentParametersIn(*Def, Ret->getRetValue());
+    }
+  });
+  std::optional<uint64_t> Result;
+  if (Returns)
+    Result = Bits;
+  ReturnedExtents[&FD] = Result;
   return Result;
 }
 

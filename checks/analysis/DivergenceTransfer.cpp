@@ -83,6 +83,8 @@ void FunctionDivergence::sanitize(const CollectiveSite &Site,
     storageRoots(Arg, Roots);
     for (const VarDecl *V : Roots)
       clear(V);
+    if (const FieldDecl *F = ownFieldRoot(Arg))
+      Current[{objectSlot(), F}] = Divergence();
   };
   std::optional<CollectiveInfo> Info = Vocab.classifyCollective(Call);
   // A function named for a collective is a helper out of sight: what it

@@ -115,6 +115,47 @@ void steps_from_rank(std::vector<float> &grad) {
   // CHECK-MESSAGES: :[[@LINE-6]]:3: note: the rank comes from here
 }
 
+// As progress-bar libraries build one: a function returns a bar that keeps
+// the range it was handed; `show` only switches the printing on.
+template <class Range> class ProgressBar {
+public:
+  ProgressBar(Range &&range, bool show) : range_(range), show_(show) {}
+  auto begin() const { return range_.begin(); }
+  auto end() const { return range_.end(); }
+
+private:
+  Range range_;
+  bool show_;
+};
+
+template <class Range> auto progress_bar(Range &&range, bool show) {
+  return ProgressBar<Range>(static_cast<Range &&>(range), show);
+}
+
+inline auto progress_steps(int n, bool show) {
+  return progress_bar(ProgressRange(n, false), show);
+}
+
+void progress_bar_on_rank_zero(std::vector<float> &grad, int steps) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int step : progress_steps(steps, /*show=*/rank == 0))
+    MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+}
+
+// Bad: the returned bar counts the rank's own number of steps.
+void progress_bar_over_rank_steps(std::vector<float> &grad) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int step : progress_steps(rank + 1, false))
+    MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: collective 'MPI_Allreduce' runs only on ranks where a condition that depends on the rank holds
+  // CHECK-MESSAGES: :[[@LINE-4]]:19: note: this condition depends on the rank
+  // CHECK-MESSAGES: :[[@LINE-6]]:3: note: the rank comes from here
+}
+
 //===----------------------------------------------------------------------===//
 // What reaches each process on its own
 //===----------------------------------------------------------------------===//
@@ -209,4 +250,67 @@ void solve_on_slices(const double *w, int n) {
       break;
   }
   delete[] all;
+}
+
+//===----------------------------------------------------------------------===//
+// A member that holds this rank's partial sum until the reduced sum
+// replaces it: a method follows its object's fields in order
+//===----------------------------------------------------------------------===//
+
+class SliceObjective {
+public:
+  explicit SliceObjective(int n) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    begin_ = rank * n / size;
+    end_ = (rank + 1) * n / size;
+  }
+
+  // `reg_` holds this rank's slice first, then the total over every rank:
+  // the value returned is the same on every rank.
+  double value(const double *w) {
+    reg_ = 0;
+    for (int i = begin_; i < end_; ++i)
+      reg_ += w[i] * w[i];
+    double total = reg_;
+    MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    reg_ = total;
+    return 0.5 * reg_;
+  }
+
+  // Leaves this rank's own partial sum in `last_`.
+  void sum_slice(const double *w) {
+    last_ = 0;
+    for (int i = begin_; i < end_; ++i)
+      last_ += w[i];
+  }
+  double last() const { return last_; }
+
+private:
+  int begin_ = 0, end_ = 0;
+  double reg_ = 0, last_ = 0;
+};
+
+void minimise(double *w, int n) {
+  SliceObjective f(n);
+  for (int iter = 0; iter < 100; ++iter) {
+    if (f.value(w) < 1e-6)
+      break;
+    MPI_Bcast(w, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  }
+}
+
+// Bad: the stopping test reads the partial sum the method left behind.
+void minimise_on_partial_sum(double *w, int n) {
+  SliceObjective f(n);
+  for (int iter = 0; iter < 100; ++iter) {
+    f.sum_slice(w);
+    if (f.last() < 1e-6)
+      break;
+    MPI_Bcast(w, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'MPI_Bcast' is skipped by ranks that leave early through 'break' on a condition that depends on the rank
+    // CHECK-MESSAGES: :[[@LINE-4]]:9: note: this condition depends on the rank
+    // CHECK-MESSAGES: :[[@LINE-4]]:7: note: ranks where it holds leave through this 'break'
+  }
 }
