@@ -55,6 +55,69 @@ bool completesElsewhere(const GradientModel &Model, const CodeUnit &U,
   return false;
 }
 
+/// The storage a reduction's buffer argument \p Arg designates: an
+/// argument that points to numbers or is an object (a tensor, a vector),
+/// not a count, a datatype, an op or a communicator handle (in a template,
+/// any argument whose type is not known yet).
+const ValueDecl *bufferDecl(const GradientModel &Model, const Expr *Arg) {
+  QualType T = Arg->IgnoreParenImpCasts()->getType();
+  if (T->isDependentType()) {
+    // In a template: whatever it is, it may be the buffer.
+  } else if (T->isPointerType()) {
+    QualType Pointee = T->getPointeeType();
+    if (!Pointee->isArithmeticType() && !Pointee->isVoidType())
+      return nullptr;
+  } else if (!T->isRecordType()) {
+    return nullptr;
+  }
+  return Model.rootDecl(Arg);
+}
+
+/// Whether \p S, in \p U, is (part of) an argument of a collective: a
+/// buffer it sends or fills, not a value computed with.
+bool collectiveArgument(const GradientModel &Model, const CodeUnit &U,
+                        const Stmt *S) {
+  for (unsigned Depth = 0; S && Depth < 8; ++Depth) {
+    S = U.Parent.lookup(S);
+    if (const auto *Call = dyn_cast_or_null<CallExpr>(S))
+      return Model.collectiveOf(U, *Call).has_value();
+  }
+  return false;
+}
+
+/// Whether what \p Reduction writes may be applied where this unit sees
+/// it: the sum is taken in place, in the gradients themselves, which the
+/// next step reads; or it lands in a buffer of its own that is used again,
+/// other than by collectives, later in \p U or, when the buffer lives in a
+/// field or a global, in any other function of the unit.
+bool sumReadAgain(const GradientModel &Model, const CodeUnit &U,
+                  const CallExpr &Reduction) {
+  llvm::SmallPtrSet<const ValueDecl *, 4> Buffers;
+  for (const Expr *Arg : Reduction.arguments())
+    if (const ValueDecl *D = bufferDecl(Model, Arg))
+      Buffers.insert(D);
+  if (Buffers.size() < 2)
+    return true;
+  auto Uses = [&](const CodeUnit &In, const Stmt *S) {
+    const ValueDecl *D = nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      D = Ref->getDecl();
+    else if (const auto *Member = dyn_cast<MemberExpr>(S))
+      D = Member->getMemberDecl();
+    return D && Buffers.count(D) && !collectiveArgument(Model, In, S);
+  };
+  const Reachability &Flow = Model.flow(U);
+  for (const Stmt *S : U.Stmts)
+    if (Uses(U, S) && Flow.reachable(&Reduction, S, {}))
+      return true;
+  for (const auto &Other : Model.units())
+    if (Other.get() != &U)
+      for (const Stmt *S : Other->Stmts)
+        if (Uses(*Other, S))
+          return true;
+  return false;
+}
+
 /// The variable a call's value initialises (`auto all = comm.gather(g, 0);`).
 const VarDecl *initialisedWith(const CodeUnit &U, const CallExpr &Call) {
   for (const Stmt *S : U.Stmts)
@@ -359,6 +422,12 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
 
   // The sum leaves the function: every caller must average it.
   llvm::ArrayRef<CallSite> Sites = Model.callers(U);
+  // Nobody here calls the function, and nothing here reads the sum again
+  // (a communication thread filling a buffer another unit applies): what
+  // becomes of it is out of sight.
+  if (Sites.empty() && IsReduction && Reduction &&
+      !sumReadAgain(Model, U, *Reduction))
+    return true;
   if (Sites.empty() || Depth >= MaxCallerDepth)
     return false;
   return llvm::all_of(Sites, [&](const CallSite &Site) {

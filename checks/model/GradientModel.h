@@ -247,6 +247,9 @@ private:
   /// The roles a statement of U stores (propagateRoles' phases): a
   /// declaration, a range-for, an assignment, a return; a call.
   void propagateStatement(CodeUnit &U, const Stmt *S, bool &Changed);
+  /// What is added to or subtracted from parameters (`w -= lr * g`,
+  /// `w = w + update`) is a gradient step: it holds the gradient role.
+  void propagateUpdate(CodeUnit &U, const Stmt *S, bool &Changed);
   void propagateCall(CodeUnit &U, const CallExpr &Call, bool &Changed);
   bool orRole(llvm::DenseMap<const ValueDecl *, unsigned> &Map,
               const ValueDecl *D, unsigned Bits);

@@ -9,6 +9,8 @@
 
 #include "model/GradientModel.h"
 
+#include "analysis/ASTUtils.h"
+
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -40,6 +42,56 @@ unsigned roleFromName(const ParmVarDecl &P) {
       Name.find("weight") != std::string::npos)
     return ParameterRole;
   return NoRole;
+}
+
+/// Whether \p D's name says it holds parameters: `weights`, `params`.
+bool namedAsParameters(const ValueDecl *D) {
+  std::string Name = identifierName(D).lower();
+  return Name.find("weight") != std::string::npos ||
+         Name.find("param") != std::string::npos;
+}
+
+/// The two operands of \p E when it is `a op b` (built-in or overloaded);
+/// \p Kind receives op.
+std::optional<std::pair<const Expr *, const Expr *>>
+binaryOperands(const Expr *E, BinaryOperatorKind &Kind) {
+  E = E ? stripObjectWrappers(E) : nullptr;
+  if (const auto *Binary = dyn_cast_or_null<BinaryOperator>(E)) {
+    Kind = Binary->getOpcode();
+    return std::make_pair(Binary->getLHS(), Binary->getRHS());
+  }
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+      Op && Op->getNumArgs() == 2 && Op->getOperator() != OO_Subscript) {
+    Kind = BinaryOperator::getOverloadedOpcode(Op->getOperator());
+    return std::make_pair(Op->getArg(0), Op->getArg(1));
+  }
+  return std::nullopt;
+}
+
+/// An update of \p S: `t += u`, `t -= u`, `t = t + u`, `t = t - u`, with
+/// the target t and what is applied to it, u; none for other statements.
+/// \p Root names the storage an expression designates.
+std::optional<std::pair<const Expr *, const Expr *>>
+updateOperands(const Stmt *S,
+               llvm::function_ref<const ValueDecl *(const Expr *)> Root) {
+  BinaryOperatorKind Kind = BO_Comma;
+  auto Assigned = binaryOperands(dyn_cast<Expr>(S), Kind);
+  if (!Assigned)
+    return std::nullopt;
+  auto [Target, Value] = *Assigned;
+  if (Kind == BO_AddAssign || Kind == BO_SubAssign)
+    return Assigned;
+  BinaryOperatorKind Arithmetic = BO_Comma;
+  auto Sum = Kind == BO_Assign ? binaryOperands(Value, Arithmetic)
+                               : std::nullopt;
+  if (!Sum || (Arithmetic != BO_Add && Arithmetic != BO_Sub))
+    return std::nullopt;
+  const ValueDecl *Updated = Root(Target);
+  if (Updated && Root(Sum->first) == Updated)
+    return std::make_pair(Target, Sum->second);
+  if (Updated && Arithmetic == BO_Add && Root(Sum->second) == Updated)
+    return std::make_pair(Target, Sum->first);
+  return std::nullopt;
 }
 
 } // namespace
@@ -340,8 +392,27 @@ bool GradientModel::propagateRoles(CodeUnit &U) {
   return Changed;
 }
 
+void GradientModel::propagateUpdate(CodeUnit &U, const Stmt *S,
+                                    bool &Changed) {
+  auto Update = updateOperands(
+      S, [&](const Expr *E) { return rootDecl(E); });
+  if (!Update)
+    return;
+  const ValueDecl *Target = rootDecl(Update->first);
+  if (!Target || !mayHoldTensor(Target->getType()) ||
+      (!(role(U, Update->first) & ParameterRole) &&
+       !namedAsParameters(Target)))
+    return;
+  forEachStmt(Update->second, [&](const Stmt *Part) {
+    if (isa<DeclRefExpr, MemberExpr>(Part) &&
+        rootDecl(cast<Expr>(Part)) != Target)
+      storeRole(U, cast<Expr>(Part), GradientRole, Changed);
+  });
+}
+
 void GradientModel::propagateStatement(CodeUnit &U, const Stmt *S,
                                        bool &Changed) {
+  propagateUpdate(U, S, Changed);
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
     for (const Decl *D : DS->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D))
@@ -381,6 +452,7 @@ void GradientModel::propagateCall(CodeUnit &U, const CallExpr &Call,
         storeRole(U, Arg, Bits, Changed);
   }
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    propagateUpdate(U, Op, Changed);
     if (Op->isAssignmentOp() && Op->getNumArgs() == 2)
       storeRole(U, Op->getArg(0), role(U, Op->getArg(1)), Changed);
   } else if (const Expr *Object = modules::memberCallObject(Call)) {
