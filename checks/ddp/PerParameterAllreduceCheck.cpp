@@ -129,6 +129,17 @@ std::optional<bool> bracketOf(const CallExpr &Call) {
   return Found;
 }
 
+/// Whether \p S lies inside \p Outer.
+bool liesWithin(const Stmt &S, const Stmt &Outer, ASTContext &Context) {
+  const Stmt *Node = &S;
+  for (unsigned Depth = 0; Node && Depth < 128; ++Depth) {
+    if (Node == &Outer)
+      return true;
+    Node = parentStmtAcrossDecls(*Node, Context);
+  }
+  return false;
+}
+
 /// carriesIterationTensor for one of the arguments of \p Call.
 bool carriesIterationTensorInArguments(const Stmt &Loop, const Expr &Call) {
   return llvm::any_of(argumentsOf(Call), [&](const Expr *Arg) {
@@ -289,6 +300,7 @@ bool PerParameterAllreduceCheck::isBlocking(const CallExpr &Collective,
 }
 
 bool PerParameterAllreduceCheck::isCoalesced(const Expr &Collective,
+                                             const Stmt &Iteration,
                                              ASTContext &Context) const {
   // The function around the collective (not a lambda inside it).
   const FunctionDecl *Function = nullptr;
@@ -308,7 +320,10 @@ bool PerParameterAllreduceCheck::isCoalesced(const Expr &Collective,
   for (const BoundNodes &N : match(findAll(callExpr().bind("call")),
                                    *Function->getBody(), Context)) {
     const auto *Call = N.getNodeAs<CallExpr>("call");
-    if (std::optional<bool> Open = bracketOf(*Call))
+    // A group opened and closed once per parameter (around the devices of
+    // one process) fuses nothing across parameters.
+    std::optional<bool> Open = bracketOf(*Call);
+    if (Open && !(*Open && liesWithin(*Call, Iteration, Context)))
       (*Open ? Opens : Closes).push_back(Call);
   }
   if (Opens.empty())
@@ -392,7 +407,7 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   bool SyncsParameters = syncsValues(Info->Kind);
   PerParameterSite Site = siteOf(*Collective, SyncsParameters, Context);
-  if (!Site.Iteration || isCoalesced(*Collective, Context) ||
+  if (!Site.Iteration || isCoalesced(*Collective, *Site.Iteration, Context) ||
       (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
     return;
   report(*Collective, nullptr, Info->Kind,
@@ -443,7 +458,8 @@ void PerParameterAllreduceCheck::checkHelperSite(const Expr &Call,
   if (!syncsValues(Kind))
     return;
   PerParameterSite Site = siteOf(Call, /*SyncsParameters=*/true, Context);
-  if (!Site.Iteration || Site.IsHook || isCoalesced(Call, Context) ||
+  if (!Site.Iteration || Site.IsHook ||
+      isCoalesced(Call, *Site.Iteration, Context) ||
       (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
     return;
   report(Call, What.Callee, Kind, Blocking, Site);

@@ -54,7 +54,8 @@ private:
               CollectiveKind Kind, bool Blocking, const PerParameterSite &Site);
   bool isBlocking(const CallExpr &Collective, const CollectiveInfo &Info,
                   const Stmt &Iteration, ASTContext &Context) const;
-  bool isCoalesced(const Expr &Collective, ASTContext &Context) const;
+  bool isCoalesced(const Expr &Collective, const Stmt &Iteration,
+                   ASTContext &Context) const;
 
   std::unique_ptr<CollectiveSites> Sites;
 };

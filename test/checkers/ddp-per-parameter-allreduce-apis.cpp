@@ -281,6 +281,22 @@ void negative_nccl_group(Net &model, ncclComm_t comm, cudaStream_t stream) {
   ncclGroupEnd();
 }
 
+// A group opened and closed around the devices of one parameter fuses the
+// devices' calls only: every parameter is still a launch of its own.
+void nccl_group_per_parameter(Net &model, std::vector<ncclComm_t> &comms,
+                              std::vector<cudaStream_t> &streams) {
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    ncclGroupStart();
+    for (size_t d = 0; d < comms.size(); ++d)
+      ncclAllReduce(grad.data_ptr(), grad.data_ptr(), grad.numel(), ncclFloat,
+                    ncclSum, comms[d], streams[d]);
+    // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: one allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-7]]:3: note: loop over the parameters here
+    ncclGroupEnd();
+  }
+}
+
 void negative_mpi_flat(Net &model) {
   std::vector<torch::Tensor> grads;
   for (auto &p : model->parameters())
