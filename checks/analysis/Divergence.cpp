@@ -422,9 +422,8 @@ const FieldDecl *FunctionDivergence::ownFieldRoot(const Expr *E) const {
     } else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
       E = AS->getBase();
     } else if (const auto *Storage = dyn_cast<CXXMemberCallExpr>(E);
-               Storage && (identifierName(Storage->getMethodDecl()) == "data" ||
-                           identifierName(Storage->getMethodDecl()) ==
-                               "data_ptr")) {
+               Storage && tensors::sharesStorage(
+                              identifierName(Storage->getMethodDecl()))) {
       E = Storage->getImplicitObjectArgument();
     } else {
       const auto *ME = dyn_cast<MemberExpr>(E);

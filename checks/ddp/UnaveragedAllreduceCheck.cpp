@@ -354,56 +354,73 @@ void UnaveragedAllreduceCheck::report(const Expr &Reduction,
         << Vocab.isOptimizerStep(*SteppedAt);
 }
 
-bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
-                                        const Averaging &Average,
-                                        const CodeUnit &U,
-                                        const Expr &Anchor,
-                                        bool IsReduction, unsigned Depth,
-                                        const CallExpr *&SteppedAt) const {
-  if (Model.hidesCode(U, ranks::looksLikeAveraging))
-    return true;
-  const Reachability &Flow = Model.flow(U);
-  llvm::SmallVector<const Stmt *, 4> Steps, Backwards;
+struct AveragingParts {
+  llvm::SmallVector<const Stmt *, 4> Steps, Backwards, Averages;
+};
+
+namespace {
+
+AveragingParts averagingParts(const GradientModel &Model,
+                              const Averaging &Average, const CodeUnit &U) {
+  AveragingParts Parts;
   for (const CallExpr *Call : U.Calls) {
     if (Model.isStep(U, *Call))
-      Steps.push_back(Call);
+      Parts.Steps.push_back(Call);
     else if (training::backwardRoot(*Call))
-      Backwards.push_back(Call);
+      Parts.Backwards.push_back(Call);
   }
-  llvm::SmallVector<const Stmt *, 4> Averages = Average.gradientAverages(U);
+  Parts.Averages = Average.gradientAverages(U);
+  return Parts;
+}
 
-  // Averaged before the reduction on every path to it: the gradients
-  // (`grad.div_(ws)`, then the all-reduce), or the loss they came from. An
-  // average later in a loop body does not count for the first iteration.
-  llvm::SmallVector<const Stmt *, 8> Before(Averages.begin(), Averages.end());
-  for (const Stmt *B : Backwards)
+/// Averaged before \p Anchor on every path to it: the gradients
+/// (`grad.div_(ws)`, then the all-reduce), or the loss they came from. An
+/// average later in a loop body does not count for the first iteration.
+bool averagedBefore(const GradientModel &Model, const Averaging &Average,
+                    const CodeUnit &U, const Expr &Anchor,
+                    const AveragingParts &Parts) {
+  llvm::SmallVector<const Stmt *, 8> Before(Parts.Averages.begin(),
+                                            Parts.Averages.end());
+  for (const Stmt *B : Parts.Backwards)
     if (Average.backpropagatesAveragedLoss(U, *cast<CallExpr>(B)))
       Before.push_back(B);
-  if (!Before.empty() && !Flow.reachableFromEntry(&Anchor, Before))
-    return true;
+  return !Before.empty() && !Model.flow(U).reachableFromEntry(&Anchor, Before);
+}
 
-  // A bucket kept in a field, or a Work kept for later: the wrapper averages
-  // in the method that completes the reduction.
-  const auto *Reduction = dyn_cast<CallExpr>(&Anchor);
-  if (IsReduction && Reduction && completesElsewhere(Model, U, *Reduction))
-    if (const CXXRecordDecl *Class = GradientModel::memberOf(U))
-      for (const auto &Other : Model.units())
-        if (GradientModel::memberOf(*Other) == Class &&
-            !Average.gradientAverages(*Other).empty())
-          return true;
+/// A bucket kept in a field, or a Work kept for later: the wrapper averages
+/// in the method that completes the reduction.
+bool averagedByClass(const GradientModel &Model, const Averaging &Average,
+                     const CodeUnit &U, const CallExpr &Reduction) {
+  if (!completesElsewhere(Model, U, Reduction))
+    return false;
+  const CXXRecordDecl *Class = GradientModel::memberOf(U);
+  return Class && llvm::any_of(Model.units(), [&](const auto &Other) {
+           return GradientModel::memberOf(*Other) == Class &&
+                  !Average.gradientAverages(*Other).empty();
+         });
+}
 
+} // namespace
+
+std::optional<bool> UnaveragedAllreduceCheck::averagedAfter(
+    const GradientModel &Model, const Averaging &Average, const CodeUnit &U,
+    const Expr &Anchor, const AveragingParts &Parts,
+    const CallExpr *&SteppedAt) const {
   // Averaged after it on every path to the next step and to the return. A
   // backward() on the way starts the next step's gradients.
-  llvm::SmallVector<const Stmt *, 8> Barriers(Steps.begin(), Steps.end());
+  const Reachability &Flow = Model.flow(U);
+  llvm::SmallVector<const Stmt *, 8> Barriers(Parts.Steps.begin(),
+                                              Parts.Steps.end());
   Barriers.push_back(&Anchor);
   // Code clang could not build may be the average.
-  llvm::SmallVector<const Stmt *, 8> Avoid(Backwards.begin(), Backwards.end());
-  for (const Stmt *A : llvm::concat<const Stmt *const>(Averages, U.Broken))
+  llvm::SmallVector<const Stmt *, 8> Avoid(Parts.Backwards.begin(),
+                                           Parts.Backwards.end());
+  for (const Stmt *A : llvm::concat<const Stmt *const>(Parts.Averages, U.Broken))
     if (A != &Anchor) // a call that does not type-check, checked as the sum
       Avoid.push_back(Model.widen(U, A, Barriers));
   // An optimizer built with a learning rate divided by the world size
   // averages its updates instead.
-  for (const Stmt *S : Steps)
+  for (const Stmt *S : Parts.Steps)
     if (Flow.reachable(&Anchor, S, Avoid)) {
       if (stepsAtScaledRate(Average, U, *cast<CallExpr>(S)))
         return true;
@@ -419,14 +436,32 @@ bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
         return stepsAtScaledRate(Average, U, *Call);
       }))
     return true;
+  return std::nullopt; // it leaves the function
+}
+
+bool UnaveragedAllreduceCheck::averaged(const GradientModel &Model,
+                                        const Averaging &Average,
+                                        const CodeUnit &U,
+                                        const Expr &Anchor,
+                                        bool IsReduction, unsigned Depth,
+                                        const CallExpr *&SteppedAt) const {
+  if (Model.hidesCode(U, ranks::looksLikeAveraging))
+    return true;
+  AveragingParts Parts = averagingParts(Model, Average, U);
+  const auto *Reduction = IsReduction ? dyn_cast<CallExpr>(&Anchor) : nullptr;
+  if (averagedBefore(Model, Average, U, Anchor, Parts) ||
+      (Reduction && averagedByClass(Model, Average, U, *Reduction)))
+    return true;
+  if (std::optional<bool> Decided =
+          averagedAfter(Model, Average, U, Anchor, Parts, SteppedAt))
+    return *Decided;
 
   // The sum leaves the function: every caller must average it.
   llvm::ArrayRef<CallSite> Sites = Model.callers(U);
   // Nobody here calls the function, and nothing here reads the sum again
   // (a communication thread filling a buffer another unit applies): what
   // becomes of it is out of sight.
-  if (Sites.empty() && IsReduction && Reduction &&
-      !sumReadAgain(Model, U, *Reduction))
+  if (Sites.empty() && Reduction && !sumReadAgain(Model, U, *Reduction))
     return true;
   if (Sites.empty() || Depth >= MaxCallerDepth)
     return false;

@@ -16,6 +16,8 @@
 namespace clang::tidy::ddp {
 
 class Averaging;
+/// The statements of a unit that decide whether a sum in it is averaged.
+struct AveragingParts;
 
 class UnaveragedAllreduceCheck : public GradientCheckBase {
 public:
@@ -32,6 +34,15 @@ private:
   bool averaged(const GradientModel &Model, const Averaging &Average,
                 const CodeUnit &U, const Expr &Anchor, bool IsReduction,
                 unsigned Depth, const CallExpr *&SteppedAt) const;
+  /// Whether the sum left at \p Anchor is averaged after it on every path
+  /// to the next step and to the return, or stepped at a scaled rate; none
+  /// when it leaves the function undecided. Sets \p SteppedAt to a step
+  /// reached with the plain sum.
+  std::optional<bool> averagedAfter(const GradientModel &Model,
+                                    const Averaging &Average,
+                                    const CodeUnit &U, const Expr &Anchor,
+                                    const AveragingParts &Parts,
+                                    const CallExpr *&SteppedAt) const;
   /// Whether \p Step, a call of unit U, steps an optimizer built with a
   /// learning rate divided by the world size: that averages its updates
   /// instead of the gradients.
