@@ -294,25 +294,15 @@ Divergence FunctionDivergence::extentOf(const Expr *E) {
 
 std::optional<Divergence>
 FunctionDivergence::constructedExtent(const Expr *E) {
-  const Expr *Made = stripObjectWrappers(E);
-  std::optional<uint64_t> Parameters;
-  llvm::ArrayRef<const Expr *> Arguments;
-  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Made)) {
-    Parameters = Owner.extentParameters(*Construct->getConstructor());
-    Arguments = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
-  } else if (const auto *Call = dyn_cast_or_null<CallExpr>(Made);
-             Call && !isa<CXXOperatorCallExpr>(Call) &&
-             Call->getDirectCallee()) {
-    // `trange(n, rank == 0)`: an object a function returns.
-    Parameters = Owner.returnedExtentParameters(*Call->getDirectCallee());
-    Arguments = llvm::ArrayRef(Call->getArgs(), Call->getNumArgs());
-  }
-  if (!Parameters)
+  // `ProgressRange(n, rank == 0)`, and `trange(n, rank == 0)`, an object a
+  // function returns.
+  std::optional<llvm::SmallVector<const Expr *, 4>> Deciding =
+      Owner.extentArguments(E);
+  if (!Deciding)
     return std::nullopt;
   Divergence D;
-  for (unsigned I = 0; I < Arguments.size() && I < 64; ++I)
-    if (*Parameters & (uint64_t(1) << I))
-      D.merge(valueOf(Arguments[I]));
+  for (const Expr *Argument : *Deciding)
+    D.merge(valueOf(Argument));
   return D;
 }
 

@@ -144,6 +144,11 @@ public:
   /// end() or size() read (bit I: parameter I); none when a body is out of
   /// sight. `ProgressRange(n, show)` runs n times whatever `show` is.
   std::optional<uint64_t> extentParameters(const CXXConstructorDecl &Ctor);
+  /// Of an expression that makes an object (a construction, a call of a
+  /// function that returns one): the arguments that decide its extent;
+  /// none when that is not known.
+  std::optional<llvm::SmallVector<const Expr *, 4>>
+  extentArguments(const Expr *E);
   /// For an object a function of the unit returns: the parameters that
   /// decide the extent of what it returns (`trange(n, show)` returns
   /// `tqdm(range(n), show)`); none when that is not known.

@@ -127,8 +127,8 @@ DivergenceAnalysis::extentParameters(const CXXConstructorDecl &Ctor) {
   return Result;
 }
 
-uint64_t DivergenceAnalysis::extentParametersIn(const FunctionDecl &Def,
-                                                const Expr *E) {
+std::optional<llvm::SmallVector<const Expr *, 4>>
+DivergenceAnalysis::extentArguments(const Expr *E) {
   const Expr *Made = stripObjectWrappers(E);
   std::optional<uint64_t> Deciding;
   llvm::ArrayRef<const Expr *> Arguments;
@@ -142,11 +142,23 @@ uint64_t DivergenceAnalysis::extentParametersIn(const FunctionDecl &Def,
     Arguments = llvm::ArrayRef(Call->getArgs(), Call->getNumArgs());
   }
   if (!Deciding)
-    return parametersIn(Def, E);
-  uint64_t Bits = 0;
+    return std::nullopt;
+  llvm::SmallVector<const Expr *, 4> Result;
   for (unsigned I = 0; I < Arguments.size() && I < 64; ++I)
     if (*Deciding & (uint64_t(1) << I))
-      Bits |= parametersIn(Def, Arguments[I]);
+      Result.push_back(Arguments[I]);
+  return Result;
+}
+
+uint64_t DivergenceAnalysis::extentParametersIn(const FunctionDecl &Def,
+                                                const Expr *E) {
+  std::optional<llvm::SmallVector<const Expr *, 4>> Deciding =
+      extentArguments(E);
+  if (!Deciding)
+    return parametersIn(Def, E);
+  uint64_t Bits = 0;
+  for (const Expr *Argument : *Deciding)
+    Bits |= parametersIn(Def, Argument);
   return Bits;
 }
 
