@@ -297,6 +297,22 @@ void nccl_group_per_parameter(Net &model, std::vector<ncclComm_t> &comms,
   }
 }
 
+// A group opened once per kind of gradient tensor that reduces every
+// layer's slice on one communicator fuses the layers' calls into one.
+void negative_group_per_tensor_kind(Net &model, int layers, ncclComm_t comm,
+                                    cudaStream_t stream) {
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    size_t slice = grad.numel() / layers;
+    ncclGroupStart();
+    for (int l = 0; l < layers; ++l)
+      ncclAllReduce(static_cast<float *>(grad.data_ptr()) + l * slice,
+                    static_cast<float *>(grad.data_ptr()) + l * slice, slice,
+                    ncclFloat, ncclSum, comm, stream);
+    ncclGroupEnd();
+  }
+}
+
 void negative_mpi_flat(Net &model) {
   std::vector<torch::Tensor> grads;
   for (auto &p : model->parameters())
