@@ -111,63 +111,6 @@ bool carriesInArguments(const Expr &Call, const VarDecl &Element,
   return false;
 }
 
-/// Whether \p Call opens (true) or closes (false) a coalescing group: itself
-/// (`ncclGroupStart()`), or a helper of this translation unit whose body
-/// does (`groupStart()` wrapping `ncclGroupStart()`).
-std::optional<bool> bracketOf(const CallExpr &Call) {
-  if (std::optional<bool> Open = collectives::coalescingBracket(Call))
-    return Open;
-  const FunctionDecl *Callee = Call.getDirectCallee();
-  const FunctionDecl *Def = Callee ? userDefinition(*Callee) : nullptr;
-  if (!Def || !Def->getBody())
-    return std::nullopt;
-  std::optional<bool> Found;
-  forEachCall(Def->getBody(), [&](const Expr *E) {
-    if (const auto *Inner = dyn_cast<CallExpr>(E); Inner && !Found)
-      Found = collectives::coalescingBracket(*Inner);
-  });
-  return Found;
-}
-
-/// Whether \p S lies inside \p Outer.
-bool liesWithin(const Stmt &S, const Stmt &Outer, ASTContext &Context) {
-  const Stmt *Node = &S;
-  for (unsigned Depth = 0; Node && Depth < 128; ++Depth) {
-    if (Node == &Outer)
-      return true;
-    Node = parentStmtAcrossDecls(*Node, Context);
-  }
-  return false;
-}
-
-/// Whether \p Collective, inside the code run once per parameter, is one
-/// call per device: its communicator is picked by a loop nested there
-/// (`comms[d]` in `for (int d = 0; d < devices; ++d)`), as one process
-/// driving several GPUs must group them.
-bool perDeviceCall(const Expr &Collective, const Stmt &Iteration,
-                   ASTContext &Context) {
-  llvm::SmallPtrSet<const Decl *, 4> Counters;
-  for (const Stmt *P = parentStmtAcrossDecls(Collective, Context);
-       P && P != &Iteration; P = parentStmtAcrossDecls(*P, Context))
-    if (const auto *For = dyn_cast<ForStmt>(P))
-      if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
-        Counters.insert(Init->decl_begin(), Init->decl_end());
-  // The communicator as the callee declares it: an element of a
-  // `std::vector<ncclComm_t>` has lost the typedef's name.
-  const auto *Call = dyn_cast<CallExpr>(&Collective);
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  bool PickedByCounter = false;
-  for (unsigned I = 0; Callee && I < Call->getNumArgs() &&
-                       I < Callee->getNumParams();
-       ++I)
-    if (collectives::isCommunicatorType(Callee->getParamDecl(I)->getType()))
-      forEachStmt(Call->getArg(I), [&](const Stmt *S) {
-        if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-          PickedByCounter |= Counters.count(Ref->getDecl()) > 0;
-      });
-  return PickedByCounter;
-}
-
 /// carriesIterationTensor for one of the arguments of \p Call.
 bool carriesIterationTensorInArguments(const Stmt &Loop, const Expr &Call) {
   return llvm::any_of(argumentsOf(Call), [&](const Expr *Arg) {
@@ -325,42 +268,6 @@ bool PerParameterAllreduceCheck::isBlocking(const CallExpr &Collective,
       if (handleDecl(Waited) == Holder)
         return true;
   return false;
-}
-
-bool PerParameterAllreduceCheck::isCoalesced(const Expr &Collective,
-                                             const Stmt &Iteration,
-                                             ASTContext &Context) const {
-  // The function around the collective (not a lambda inside it).
-  const FunctionDecl *Function = nullptr;
-  DynTypedNode Node = DynTypedNode::create(Collective);
-  for (unsigned Depth = 0; Depth < 128 && !Function; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      return false;
-    Node = Parents[0];
-    if (Node.get<LambdaExpr>())
-      return false;
-    Function = Node.get<FunctionDecl>();
-  }
-  if (!Function || !Function->getBody())
-    return false;
-  llvm::SmallVector<const Stmt *, 4> Opens, Closes;
-  bool PerDevice = perDeviceCall(Collective, Iteration, Context);
-  for (const BoundNodes &N : match(findAll(callExpr().bind("call")),
-                                   *Function->getBody(), Context)) {
-    const auto *Call = N.getNodeAs<CallExpr>("call");
-    // A group opened and closed once per parameter around the devices of
-    // one process fuses nothing across parameters.
-    std::optional<bool> Open = bracketOf(*Call);
-    if (Open && !(*Open && PerDevice && liesWithin(*Call, Iteration, Context)))
-      (*Open ? Opens : Closes).push_back(Call);
-  }
-  if (Opens.empty())
-    return false;
-  Reachability Flow(Function, Function->getBody(), Context);
-  return llvm::any_of(Opens, [&](const Stmt *Open) {
-    return Flow.reachable(Open, &Collective, Closes);
-  });
 }
 
 PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
