@@ -278,6 +278,8 @@ Divergence FunctionDivergence::readField(const VarDecl *V,
 Divergence FunctionDivergence::extentOf(const Expr *E) {
   const VarDecl *V = nullptr;
   for (unsigned Depth = 0; E && Depth < 4; ++Depth) {
+    if (isModuleTensorList(E))
+      return {};
     const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
     V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
     if (!isLocal(V))
@@ -290,6 +292,13 @@ Divergence FunctionDivergence::extentOf(const Expr *E) {
     if (Where.first == V && Where.second != elementsSlot())
       D.merge(Value);
   return D;
+}
+
+bool FunctionDivergence::isModuleTensorList(const Expr *E) {
+  const auto *List = dyn_cast_or_null<CXXMemberCallExpr>(stripObjectWrappers(E));
+  const CXXMethodDecl *Method = List ? List->getMethodDecl() : nullptr;
+  return Method && tensors::isModuleTensorCollection(identifierName(Method)) &&
+         modules::isModuleClass(*Method->getParent());
 }
 
 std::optional<Divergence>

@@ -311,6 +311,10 @@ private:
   /// constructor arguments that decide its extent hold; none when that is
   /// not known.
   std::optional<Divergence> constructedExtent(const Expr *E);
+  /// A module's `parameters()`, `named_parameters()`, `buffers()`: as many
+  /// tensors as its class registers, whatever values (sizes, a device, an
+  /// environment's settings) it was built from.
+  static bool isModuleTensorList(const Expr *E);
   /// The slot of a container's elements, apart from the container itself:
   /// what `v[i] = x` writes.
   static const FieldDecl *elementsSlot() {

@@ -933,3 +933,25 @@ void reduce_present_gradients(Net &model, c10d::ProcessGroup &pg) {
 // filled it with.
 // Values held in fields other than rank-named ones are tracked only through
 // the class's own methods.
+
+#ifdef WITH_MPI
+// A model whose width is read from a rank-indexed table: a module holds as
+// many parameters as its class registers, so the initial broadcast over
+// them runs as often on every rank.
+struct WideImpl : torch::nn::Module {
+  explicit WideImpl(int width) {
+    fc = register_module("fc", torch::nn::Linear(4, width));
+  }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Wide);
+
+void broadcast_model_built_from_rank_table() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<int> widths = {8, 8, 8, 8};
+  Wide model(widths[rank]);
+  for (auto &p : model->parameters())
+    MPI_Bcast(p.data_ptr(), (int)p.numel(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+}
+#endif
