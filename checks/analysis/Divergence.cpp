@@ -103,66 +103,64 @@ bool FunctionDivergence::isLocal(const VarDecl *V) const {
 void FunctionDivergence::collectFacts() {
   forEachStmt(Function.getBody(), [&](const Stmt *S) {
     if (const auto *For = dyn_cast<CXXForRangeStmt>(S)) {
-      const VarDecl *LoopVar = For->getLoopVariable();
-      const Expr *Range = For->getRangeInit();
-      if (!LoopVar || !Range)
-        return;
-      if (loaders::isLoaderRange(*Range)) {
-        BatchVariables[LoopVar] = For;
-        return;
-      }
-      const Expr *Stripped = stripObjectWrappers(Range);
-      const auto *RangeCall = dyn_cast_or_null<CXXMemberCallExpr>(Stripped);
-      llvm::StringRef Name =
-          RangeCall ? identifierName(RangeCall->getMethodDecl()) : "";
-      if (training::parameterLoopVariable(*For) ||
-          tensors::isModuleTensorCollection(Name) ||
-          hasParameterName(referencedDecl(Range)))
-        ParameterVariables.insert(LoopVar);
-      return;
-    }
-    if (const auto *For = dyn_cast<ForStmt>(S)) {
+      collectLoopVariable(*For);
+    } else if (const auto *For = dyn_cast<ForStmt>(S)) {
       if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
         for (const Decl *D : Init->decls())
           if (const auto *V = dyn_cast<VarDecl>(D))
             if (V->getInit() && !V->getInit()->isValueDependent() &&
                 V->getInit()->isEvaluatable(Owner.context()))
               LoopCounters.insert(V);
-      return;
-    }
-    if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    } else if (const auto *DS = dyn_cast<DeclStmt>(S)) {
       for (const Decl *D : DS->decls())
-        if (const auto *V = dyn_cast<VarDecl>(D))
-          if (V->getInit()) {
-            llvm::SmallVector<const VarDecl *, 4> Roots;
-            storageRoots(V->getInit(), Roots);
-            for (const VarDecl *R : Roots)
-              if (R != V && !llvm::is_contained(Aliases[V], R))
-                Aliases[V].push_back(R);
-          }
-      return;
-    }
-    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
-      if (Owner.sites().collective(*Member))
-        if (const ValueDecl *Handle =
-                handleDecl(Member->getImplicitObjectArgument()))
-          CommunicatorHandles.insert(Handle);
-      if (!isContainerMutator(identifierName(Member->getMethodDecl())))
-        return;
-      bool Exact = false;
-      const VarDecl *Container =
-          rootLocal(Member->getImplicitObjectArgument(), Exact).first;
-      if (!Container || Container == objectSlot())
-        return;
-      for (const Expr *Arg : Member->arguments()) {
-        llvm::SmallVector<const VarDecl *, 4> Roots;
-        storageRoots(Arg, Roots);
-        for (const VarDecl *R : Roots)
-          if (R != Container && !llvm::is_contained(Aliases[Container], R))
-            Aliases[Container].push_back(R);
-      }
+        if (const auto *V = dyn_cast<VarDecl>(D); V && V->getInit())
+          addAliases(*V, V->getInit());
+    } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
+      collectMemberCall(*Member);
     }
   });
+}
+
+void FunctionDivergence::collectLoopVariable(const CXXForRangeStmt &For) {
+  const VarDecl *LoopVar = For.getLoopVariable();
+  const Expr *Range = For.getRangeInit();
+  if (!LoopVar || !Range)
+    return;
+  if (loaders::isLoaderRange(*Range)) {
+    BatchVariables[LoopVar] = &For;
+    return;
+  }
+  const auto *RangeCall =
+      dyn_cast_or_null<CXXMemberCallExpr>(stripObjectWrappers(Range));
+  llvm::StringRef Name =
+      RangeCall ? identifierName(RangeCall->getMethodDecl()) : "";
+  if (training::parameterLoopVariable(For) ||
+      tensors::isModuleTensorCollection(Name) ||
+      hasParameterName(referencedDecl(Range)))
+    ParameterVariables.insert(LoopVar);
+}
+
+void FunctionDivergence::collectMemberCall(const CXXMemberCallExpr &Member) {
+  if (Owner.sites().collective(Member))
+    if (const ValueDecl *Handle = handleDecl(Member.getImplicitObjectArgument()))
+      CommunicatorHandles.insert(Handle);
+  if (!isContainerMutator(identifierName(Member.getMethodDecl())))
+    return;
+  bool Exact = false;
+  const VarDecl *Container =
+      rootLocal(Member.getImplicitObjectArgument(), Exact).first;
+  if (!Container || Container == objectSlot())
+    return;
+  for (const Expr *Arg : Member.arguments())
+    addAliases(*Container, Arg);
+}
+
+void FunctionDivergence::addAliases(const VarDecl &V, const Expr *Shared) {
+  llvm::SmallVector<const VarDecl *, 4> Roots;
+  storageRoots(Shared, Roots);
+  for (const VarDecl *R : Roots)
+    if (R != &V && !llvm::is_contained(Aliases[&V], R))
+      Aliases[&V].push_back(R);
 }
 
 void FunctionDivergence::run() {

@@ -269,6 +269,13 @@ private:
   class Transfer;
 
   void collectFacts();
+  /// A range-for's variable: a batch of a data loader, or a parameter.
+  void collectLoopVariable(const CXXForRangeStmt &For);
+  /// A member call's communicator handle, and the storage a container
+  /// insertion shares with the container.
+  void collectMemberCall(const CXXMemberCallExpr &Member);
+  /// Records that \p V shares the storage of what \p Shared designates.
+  void addAliases(const VarDecl &V, const Expr *Shared);
   void run();
   void processBlock(const CFGBlock &B);
   Divergence evaluate(const Expr *E);
