@@ -100,17 +100,75 @@ RawTrace parseTrace(llvm::StringRef Text) {
   return Out;
 }
 
-std::string findSymbolizer() {
+/// The program that resolves addresses to lines: LLVM's symbolizer, or else
+/// binutils' addr2line, which machines with GCC and no LLVM have.
+struct Symbolizer {
+  std::string Path;
+  bool Binutils = false;
+};
+
+Symbolizer findSymbolizer() {
   for (const char *Name : {"llvm-symbolizer", "llvm-symbolizer-19",
                            "llvm-symbolizer-18", "llvm-symbolizer-17",
-                           "llvm-symbolizer-16"})
+                           "llvm-symbolizer-16", "addr2line"})
     if (llvm::ErrorOr<std::string> Path = llvm::sys::findProgramByName(Name))
-      return *Path;
-  return "";
+      return {*Path, llvm::StringRef(Name) == "addr2line"};
+  return {};
 }
 
-/// Phase 2: every distinct frame, resolved with llvm-symbolizer, one run
-/// per module; inlined calls become frames of their own, innermost first.
+/// One frame's lines as either program prints them: a function's name, then
+/// its file:line[:column] (addr2line may add " (discriminator N)"), innermost
+/// first.
+std::vector<CallSite> parseSites(llvm::ArrayRef<llvm::StringRef> Lines,
+                                 const std::string &Module, bool Binutils) {
+  std::vector<CallSite> Sites;
+  for (size_t I = 0; I + 1 < Lines.size(); I += 2) {
+    CallSite S;
+    S.Function = Lines[I].str();
+    llvm::StringRef Where = Lines[I + 1].split(" (discriminator").first;
+    auto [File, LineText] = Where.rsplit(':');
+    if (!Binutils)
+      std::tie(File, LineText) = File.rsplit(':');
+    S.File = File == "??" ? Module : File.str();
+    S.Line = std::max(0, int(number(LineText)));
+    Sites.push_back(S);
+  }
+  return Sites;
+}
+
+/// The symbolizer's output, one block of lines per address asked: LLVM's
+/// blocks end with an empty line; addr2line's (-a) begin with the address.
+std::vector<std::vector<llvm::StringRef>> blocksOf(llvm::StringRef Text,
+                                                   bool Binutils) {
+  std::vector<std::vector<llvm::StringRef>> Blocks;
+  bool Open = false;
+  for (llvm::StringRef Line : llvm::split(Text, '\n')) {
+    Line = Line.trim();
+    if (Binutils ? Line.starts_with("0x") : Line.empty()) {
+      if (Binutils)
+        Blocks.emplace_back();
+      Open = Binutils;
+      continue;
+    }
+    if (!Open) {
+      Blocks.emplace_back();
+      Open = true;
+    }
+    Blocks.back().push_back(Line);
+  }
+  return Blocks;
+}
+
+std::vector<std::string> symbolizerCommand(const Symbolizer &Tool,
+                                           const std::string &Module) {
+  if (Tool.Binutils)
+    return {Tool.Path, "-e", Module, "-a", "-f", "-C", "-i"};
+  return {Tool.Path, "--obj=" + Module, "--inlines", "--demangle",
+          "--output-style=LLVM"};
+}
+
+/// Phase 2: every distinct frame, resolved with the symbolizer, one run per
+/// module; inlined calls become frames of their own, innermost first.
 std::map<std::string, std::vector<CallSite>>
 symbolise(const std::set<std::string> &Frames, std::vector<std::string> &Warn) {
   std::map<std::string, std::vector<std::string>> ByModule;
@@ -120,16 +178,14 @@ symbolise(const std::set<std::string> &Frames, std::vector<std::string> &Warn) {
       ByModule[Frame.substr(0, Plus)].push_back(Frame);
   }
   std::map<std::string, std::vector<CallSite>> Out;
-  std::string Symbolizer = ByModule.empty() ? "" : findSymbolizer();
-  if (Symbolizer.empty() && !ByModule.empty())
-    Warn.push_back("no llvm-symbolizer on PATH: call sites are shown as "
-                   "module+offset");
+  Symbolizer Tool = ByModule.empty() ? Symbolizer() : findSymbolizer();
+  if (Tool.Path.empty() && !ByModule.empty())
+    Warn.push_back("neither llvm-symbolizer nor addr2line on PATH: call "
+                   "sites are shown as module+offset");
   for (auto &[Module, List] : ByModule) {
-    if (Symbolizer.empty())
+    if (Tool.Path.empty())
       break;
-    std::vector<std::string> Argv = {Symbolizer, "--obj=" + Module,
-                                     "--inlines", "--demangle",
-                                     "--output-style=LLVM"};
+    std::vector<std::string> Argv = symbolizerCommand(Tool, Module);
     for (const std::string &Frame : List) {
       uint64_t Offset = 0;
       llvm::StringRef(Frame).substr(Frame.rfind('+') + 1).getAsInteger(0,
@@ -144,23 +200,9 @@ symbolise(const std::set<std::string> &Frames, std::vector<std::string> &Warn) {
                      llvm::toString(Text.takeError()));
       continue;
     }
-    size_t Next = 0;
-    for (llvm::StringRef Block : llvm::split(llvm::StringRef(*Text), "\n\n")) {
-      if (Block.trim().empty() || Next >= List.size())
-        continue;
-      std::vector<CallSite> &Sites = Out[List[Next++]];
-      llvm::SmallVector<llvm::StringRef, 8> Lines;
-      Block.trim().split(Lines, '\n');
-      for (size_t I = 0; I + 1 < Lines.size(); I += 2) {
-        CallSite S;
-        S.Function = Lines[I].str();
-        auto [FileLine, Column] = Lines[I + 1].rsplit(':');
-        auto [File, LineText] = FileLine.rsplit(':');
-        S.File = File == "??" ? Module : File.str();
-        S.Line = std::max(0, int(number(LineText)));
-        Sites.push_back(S);
-      }
-    }
+    auto Blocks = blocksOf(*Text, Tool.Binutils);
+    for (size_t I = 0; I < Blocks.size() && I < List.size(); ++I)
+      Out[List[I]] = parseSites(Blocks[I], Module, Tool.Binutils);
   }
   return Out;
 }
