@@ -129,6 +129,14 @@ CollectiveSites::classifyCall(const CallExpr &TheCall) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD || Vocab.returnsRank(*Call) || Vocab.rankOutputArgument(*Call))
     return std::nullopt;
+  return classifyByCallee(*Call, *FD);
+}
+
+std::optional<CollectiveSite>
+CollectiveSites::classifyByCallee(const CallExpr &TheCall,
+                                  const FunctionDecl &Callee) {
+  const CallExpr *Call = &TheCall;
+  const FunctionDecl *FD = &Callee;
   // A transport of the project's own (sockets, shared memory) issues
   // nothing the vocabulary knows; a function named as one collective
   // (`all_reduce(tensor)`, a pure virtual `allReduce`) is that collective.

@@ -79,6 +79,10 @@ public:
 private:
   std::optional<CollectiveSite> classify(const Expr &E);
   std::optional<CollectiveSite> classifyCall(const CallExpr &Call);
+  /// classifyCall for a direct call the vocabulary does not name: by the
+  /// callee's definition, its overriders, what it is handed, its name.
+  std::optional<CollectiveSite> classifyByCallee(const CallExpr &Call,
+                                                 const FunctionDecl &Callee);
   std::optional<CollectiveSite> constructs(const CXXRecordDecl &RD);
   /// The wrapper variable \p FD forwards through, when that wrapper's hooks
   /// all-reduce; null otherwise.

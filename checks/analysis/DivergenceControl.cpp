@@ -220,28 +220,13 @@ static int soleProcessSide(const Expr *E, const Vocabulary &Vocab,
   return -1;
 }
 
-bool FunctionDivergence::isAloneEdge(const CFGBlock &Branch,
-                                     const CFGBlock &Succ) const {
-  if (Branch.succ_size() != 2)
-    return false;
-  const CFGBlock *Then = *Branch.succ_begin();
-  const CFGBlock *Else = *(Branch.succ_begin() + 1);
-  if (Then == Else || (&Succ != Then && &Succ != Else))
-    return false;
-  // `if (world_size == 1) total = local;`: one process, no peer to differ
-  // from.
-  if (int Side = soleProcessSide(
-          dyn_cast_or_null<Expr>(
-              const_cast<CFGBlock &>(Branch).getTerminatorCondition(false)),
-          Vocab, Function.getASTContext());
-      Side >= 0)
-    return &Succ == (Side == 1 ? Then : Else);
-  if (CommunicatorHandles.empty())
-    return false;
-  // `h`, `!h`, `h == nullptr`, `h != nullptr`: which side has no handle.
-  const auto *E = dyn_cast_or_null<Expr>(
-      const_cast<CFGBlock &>(Branch).getTerminatorCondition(false));
-  bool NullOnThen = false;
+namespace {
+/// The pointer a condition tests for null: `h`, `!h`, `h == nullptr`,
+/// `h != nullptr` (through conversions to bool); \p NullOnThen says whether
+/// the condition holds when it is null. Null where it is no such test.
+const Expr *nullTestedPointer(const Expr *E, bool &NullOnThen,
+                              ASTContext &Context) {
+  NullOnThen = false;
   for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
     E = E->IgnoreParenImpCasts();
     if (const auto *Not = dyn_cast<UnaryOperator>(E);
@@ -263,8 +248,8 @@ bool FunctionDivergence::isAloneEdge(const CFGBlock &Branch,
     }
     if (Op == BO_EQ || Op == BO_NE) {
       if (!Rhs->IgnoreParenImpCasts()->isNullPointerConstant(
-              Function.getASTContext(), Expr::NPC_ValueDependentIsNotNull))
-        return false;
+              Context, Expr::NPC_ValueDependentIsNotNull))
+        return nullptr;
       NullOnThen = Op == BO_EQ ? !NullOnThen : NullOnThen;
       E = Lhs;
       continue;
@@ -276,6 +261,32 @@ bool FunctionDivergence::isAloneEdge(const CFGBlock &Branch,
     }
     break;
   }
+  return E;
+}
+} // namespace
+
+bool FunctionDivergence::isAloneEdge(const CFGBlock &Branch,
+                                     const CFGBlock &Succ) const {
+  if (Branch.succ_size() != 2)
+    return false;
+  const CFGBlock *Then = *Branch.succ_begin();
+  const CFGBlock *Else = *(Branch.succ_begin() + 1);
+  if (Then == Else || (&Succ != Then && &Succ != Else))
+    return false;
+  const auto *Condition = dyn_cast_or_null<Expr>(
+      const_cast<CFGBlock &>(Branch).getTerminatorCondition(false));
+  // `if (world_size == 1) total = local;`: one process, no peer to differ
+  // from.
+  if (int Side =
+          soleProcessSide(Condition, Vocab, Function.getASTContext());
+      Side >= 0)
+    return &Succ == (Side == 1 ? Then : Else);
+  if (CommunicatorHandles.empty())
+    return false;
+  // Which side has no communicator handle.
+  bool NullOnThen = false;
+  const Expr *E =
+      nullTestedPointer(Condition, NullOnThen, Function.getASTContext());
   const ValueDecl *Handle = E ? handleDecl(E) : nullptr;
   if (!Handle || !(CommunicatorHandles.contains(Handle)))
     return false;

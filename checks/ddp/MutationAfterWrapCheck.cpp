@@ -8,8 +8,6 @@
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
-#include <functional>
-
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::ddp {
@@ -123,41 +121,33 @@ const Wrap *MutationAfterWrapCheck::owningWrap(const Expr *Target,
   return nullptr;
 }
 
-void MutationAfterWrapCheck::checkValue(const CallExpr &Change,
-                                        const Expr &Target,
-                                        const FunctionDecl &Function,
-                                        const WrapperLife &Life,
-                                        ASTContext &Context) {
-  const Wrap *W = owningWrap(&Target, &Change, Life, Context);
-  if (!W)
-    return;
-  // The same deterministic change on every rank keeps replicas equal; only a
-  // change that differs between ranks needs a collective after it.
-  const Expr *RankCondition = nullptr;
-  for (const Expr *Cond : controllingConditions(Change, Context))
-    if (Vocab.mentionsRank(Cond)) {
-      RankCondition = Cond;
-      break;
-    }
-  // Random values, also through a local: `auto noise = torch::randn_like(b);`
-  std::function<bool(const Stmt *, unsigned)> DrawsRandom =
-      [&](const Stmt *Root, unsigned Hops) {
-        return containsWhere(Root, [&](const Stmt *S) {
-          if (const auto *C = dyn_cast<CallExpr>(S))
-            return modules::isRandomSource(*C);
-          if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-            if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-              return Hops < 2 && V->isLocalVarDecl() && V->getInit() &&
-                     DrawsRandom(V->getInit(), Hops + 1);
-          return false;
-        });
-      };
-  bool Random = DrawsRandom(&Change, 0);
-  if (!RankCondition && !Random)
-    return;
+namespace {
+/// Random values, also through a local: `auto noise = torch::randn_like(b);`
+bool drawsRandom(const Stmt *Root, unsigned Hops) {
+  return containsWhere(Root, [&](const Stmt *S) {
+    if (const auto *C = dyn_cast<CallExpr>(S))
+      return modules::isRandomSource(*C);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+        return Hops < 2 && V->isLocalVarDecl() && V->getInit() &&
+               drawsRandom(V->getInit(), Hops + 1);
+    return false;
+  });
+}
+} // namespace
 
-  // A collective on every path afterwards (a broadcast from the changed rank,
-  // an averaging all-reduce) brings the replicas back together.
+const Expr *MutationAfterWrapCheck::rankCondition(const CallExpr &Change,
+                                                  ASTContext &Context) const {
+  for (const Expr *Cond : controllingConditions(Change, Context))
+    if (Vocab.mentionsRank(Cond))
+      return Cond;
+  return nullptr;
+}
+
+bool MutationAfterWrapCheck::reconciledAfter(const CallExpr &Change,
+                                             const FunctionDecl &Function,
+                                             const WrapperLife &Life,
+                                             ASTContext &Context) const {
   llvm::SmallVector<const Stmt *, 8> Collectives;
   for (const BoundNodes &N :
        match(findAll(callExpr().bind("c")), *Function.getBody(), Context)) {
@@ -168,9 +158,32 @@ void MutationAfterWrapCheck::checkValue(const CallExpr &Change,
     const Stmt *Loop = enclosingParameterLoop(*C, Context).Loop;
     Collectives.push_back(Loop ? Loop : C);
   }
-  if (!Life.flow().reachesExit(&Change, Collectives))
-    return;
+  return !Life.flow().reachesExit(&Change, Collectives);
+}
 
+void MutationAfterWrapCheck::checkValue(const CallExpr &Change,
+                                        const Expr &Target,
+                                        const FunctionDecl &Function,
+                                        const WrapperLife &Life,
+                                        ASTContext &Context) {
+  const Wrap *W = owningWrap(&Target, &Change, Life, Context);
+  if (!W)
+    return;
+  // The same deterministic change on every rank keeps replicas equal; only a
+  // change that differs between ranks needs a collective after it.
+  const Expr *RankCondition = rankCondition(Change, Context);
+  if (!RankCondition && !drawsRandom(&Change, 0))
+    return;
+  // A collective on every path afterwards (a broadcast from the changed rank,
+  // an averaging all-reduce) brings the replicas back together.
+  if (reconciledAfter(Change, Function, Life, Context))
+    return;
+  reportChange(Change, *W, RankCondition);
+}
+
+void MutationAfterWrapCheck::reportChange(const CallExpr &Change,
+                                          const Wrap &W,
+                                          const Expr *RankCondition) {
   std::string What =
       isa<CXXOperatorCallExpr>(Change)
           ? std::string("an assignment through .data()")
@@ -182,7 +195,7 @@ void MutationAfterWrapCheck::checkValue(const CallExpr &Change,
          "gradients, not parameters, so the replicas diverge from here on; "
          "broadcast the changed parameters from that rank, or make the change "
          "on every rank")
-        << What << WrapperLife::moduleName(*W) << W->Wrapper;
+        << What << WrapperLife::moduleName(W) << W.Wrapper;
     diag(RankCondition->getBeginLoc(), "only ranks where this holds change it",
          DiagnosticIDs::Note);
   } else {
@@ -191,9 +204,9 @@ void MutationAfterWrapCheck::checkValue(const CallExpr &Change,
          "broadcast or all-reduce follows: each rank draws different values, "
          "so the replicas diverge from here on; broadcast the new values from "
          "one rank, or average them")
-        << What << WrapperLife::moduleName(*W) << W->Wrapper;
+        << What << WrapperLife::moduleName(W) << W.Wrapper;
   }
-  noteWrap(*W);
+  noteWrap(W);
 }
 
 } // namespace clang::tidy::ddp

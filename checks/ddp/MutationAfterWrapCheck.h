@@ -27,6 +27,13 @@ private:
   void checkValue(const CallExpr &Change, const Expr &Target,
                   const FunctionDecl &Function, const WrapperLife &Life,
                   ASTContext &Context);
+  /// The condition mentioning the rank that decides whether \p Change runs.
+  const Expr *rankCondition(const CallExpr &Change, ASTContext &Context) const;
+  /// Whether a collective follows \p Change on every path to the exit.
+  bool reconciledAfter(const CallExpr &Change, const FunctionDecl &Function,
+                       const WrapperLife &Life, ASTContext &Context) const;
+  void reportChange(const CallExpr &Change, const Wrap &W,
+                    const Expr *RankCondition);
   /// The wrap whose module owns the tensor or module \p Target denotes.
   const Wrap *owningWrap(const Expr *Target, const Stmt *At,
                          const WrapperLife &Life, ASTContext &Context) const;

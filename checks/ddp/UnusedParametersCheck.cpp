@@ -157,43 +157,43 @@ bool UnusedParametersCheck::toleratesMissingGradients(
   return Tolerant[&Wrapper] = Found;
 }
 
+bool UnusedParametersCheck::turnsOnOption(const Stmt *S,
+                                          ASTContext &Context) const {
+  auto Named = [&](const NamedDecl *D) {
+    llvm::StringRef Name = identifierName(D);
+    return !Name.empty() && UnusedParameterOptions.matchesName(Name, Name);
+  };
+  return containsWhere(S, [&](const Stmt *Node) {
+    if (const auto *B = dyn_cast<BinaryOperator>(Node);
+        B && B->getOpcode() == BO_Assign)
+      if (const auto *ME = dyn_cast<MemberExpr>(B->getLHS()->IgnoreParens()))
+        return Named(ME->getMemberDecl()) &&
+               !isConstantFalse(B->getRHS(), Context);
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Node))
+      return Named(Call->getMethodDecl()) &&
+             (Call->getNumArgs() == 0 ||
+              !isConstantFalse(Call->getArg(0), Context));
+    if (const auto *Init = dyn_cast<InitListExpr>(Node))
+      if (const CXXRecordDecl *RD = Init->getType()->getAsCXXRecordDecl()) {
+        unsigned I = 0;
+        for (const FieldDecl *F : RD->fields()) {
+          if (I >= Init->getNumInits())
+            break;
+          if (Named(F) && !isConstantFalse(Init->getInit(I), Context))
+            return true;
+          ++I;
+        }
+      }
+    return false;
+  });
+}
+
 bool UnusedParametersCheck::optionTolerates(const Wrap &W,
                                             const FunctionDecl &Function,
                                             ASTContext &Context) const {
   if (!W.Site)
     return false;
-  auto Named = [&](const NamedDecl *D) {
-    llvm::StringRef Name = identifierName(D);
-    return !Name.empty() && UnusedParameterOptions.matchesName(Name, Name);
-  };
-  // Settings written in \p S: `o.find_unused_parameters = v`,
-  // `o.find_unused_parameters(v)`, `{.find_unused_parameters = v}`.
-  auto TurnsOn = [&](const Stmt *S) {
-    return containsWhere(S, [&](const Stmt *Node) {
-      if (const auto *B = dyn_cast<BinaryOperator>(Node);
-          B && B->getOpcode() == BO_Assign)
-        if (const auto *ME = dyn_cast<MemberExpr>(B->getLHS()->IgnoreParens()))
-          return Named(ME->getMemberDecl()) &&
-                 !isConstantFalse(B->getRHS(), Context);
-      if (const auto *Call = dyn_cast<CXXMemberCallExpr>(Node))
-        return Named(Call->getMethodDecl()) &&
-               (Call->getNumArgs() == 0 ||
-                !isConstantFalse(Call->getArg(0), Context));
-      if (const auto *Init = dyn_cast<InitListExpr>(Node))
-        if (const CXXRecordDecl *RD = Init->getType()->getAsCXXRecordDecl()) {
-          unsigned I = 0;
-          for (const FieldDecl *F : RD->fields()) {
-            if (I >= Init->getNumInits())
-              break;
-            if (Named(F) && !isConstantFalse(Init->getInit(I), Context))
-              return true;
-            ++I;
-          }
-        }
-      return false;
-    });
-  };
-  if (TurnsOn(W.Site))
+  if (turnsOnOption(W.Site, Context))
     return true;
   // An options object handed to the wrapper, set up before.
   llvm::SmallVector<const VarDecl *, 2> Locals;
@@ -204,7 +204,7 @@ bool UnusedParametersCheck::optionTolerates(const Wrap &W,
         Locals.push_back(V);
   });
   for (const VarDecl *V : Locals)
-    if (V->getInit() && TurnsOn(V->getInit()))
+    if (V->getInit() && turnsOnOption(V->getInit(), Context))
       return true;
   bool Found = false;
   forEachStmt(Function.getBody(), [&](const Stmt *S) {
@@ -217,7 +217,8 @@ bool UnusedParametersCheck::optionTolerates(const Wrap &W,
         Root = referencedDecl(ME->getBase());
     if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E))
       Root = referencedDecl(Call->getImplicitObjectArgument());
-    Found = Root && llvm::is_contained(Locals, Root) && TurnsOn(E);
+    Found = Root && llvm::is_contained(Locals, Root) &&
+            turnsOnOption(E, Context);
   });
   return Found;
 }

@@ -41,6 +41,10 @@ private:
   /// wrap or on an options object handed to it.
   bool optionTolerates(const Wrap &W, const FunctionDecl &Function,
                        ASTContext &Context) const;
+  /// Whether \p S sets the wrapper's unused-parameter option on:
+  /// `o.find_unused_parameters = v`, `o.find_unused_parameters(v)`,
+  /// `{.find_unused_parameters = v}`, with v not a constant false.
+  bool turnsOnOption(const Stmt *S, ASTContext &Context) const;
   /// Drops the members frozen in \p Function before the wrap.
   void dropFrozenBeforeWrap(std::vector<RegisteredMember> &Members,
                             const Wrap &W, const FunctionDecl &Function,

@@ -46,56 +46,72 @@ void UnwrappedForwardCheck::registerMatchers(MatchFinder *Finder) {
       this);
 }
 
-const CallExpr *
-UnwrappedForwardCheck::backwardFedBy(const CallExpr &Call,
-                                     const FunctionDecl &Function,
-                                     ASTContext &Context) const {
-  const Stmt *Body = Function.getBody();
+namespace {
+/// Whether \p S holds \p Call or reads one of \p Tainted.
+bool mentions(const Stmt *S, const CallExpr &Call,
+              const llvm::SmallPtrSetImpl<const VarDecl *> &Tainted) {
+  return containsWhere(S, [&](const Stmt *X) {
+    if (X == &Call)
+      return true;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+        return Tainted.contains(V);
+    return false;
+  });
+}
+
+/// The assigned side and the value of an assignment, built-in or overloaded.
+std::pair<const Expr *, const Expr *> assignedFrom(const Expr *A) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(A))
+    return Op->getNumArgs() == 2
+               ? std::make_pair(Op->getArg(0), Op->getArg(1))
+               : std::make_pair(nullptr, nullptr);
+  const auto *B = cast<BinaryOperator>(A);
+  return {B->getLHS(), B->getRHS()};
+}
+
+/// Values computed from \p Call: locals initialised or assigned from it,
+/// transitively (a loss from logits from the forward).
+llvm::SmallPtrSet<const VarDecl *, 8>
+valuesComputedFrom(const CallExpr &Call, const Stmt &Body,
+                   ASTContext &Context) {
   llvm::SmallPtrSet<const VarDecl *, 8> Tainted;
-  auto Mentions = [&](const Stmt *S) {
-    return containsWhere(S, [&](const Stmt *X) {
-      if (X == &Call)
-        return true;
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(X))
-        if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-          return Tainted.contains(V);
-      return false;
-    });
-  };
-  // Values computed from the call: locals initialised or assigned from it,
-  // transitively (a loss from logits from the forward).
   bool Changed = true;
   while (Changed) {
     Changed = false;
     for (const BoundNodes &N :
          match(findAll(declStmt(forEach(
                    varDecl(hasInitializer(expr().bind("init"))).bind("v")))),
-               *Body, Context)) {
+               Body, Context)) {
       const auto *V = N.getNodeAs<VarDecl>("v");
-      if (!Tainted.contains(V) && Mentions(N.getNodeAs<Expr>("init")))
+      if (!Tainted.contains(V) &&
+          mentions(N.getNodeAs<Expr>("init"), Call, Tainted))
         Changed |= Tainted.insert(V).second;
     }
     for (const BoundNodes &N : match(
              findAll(expr(anyOf(binaryOperator(isAssignmentOperator()),
                                 cxxOperatorCallExpr(isAssignmentOperator())))
                          .bind("a")),
-             *Body, Context)) {
-      const auto *A = N.getNodeAs<Expr>("a");
-      const Expr *Lhs, *Rhs;
-      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(A)) {
-        if (Op->getNumArgs() != 2)
-          continue;
-        Lhs = Op->getArg(0);
-        Rhs = Op->getArg(1);
-      } else {
-        Lhs = cast<BinaryOperator>(A)->getLHS();
-        Rhs = cast<BinaryOperator>(A)->getRHS();
-      }
-      const auto *V = dyn_cast_or_null<VarDecl>(referencedDecl(Lhs));
-      if (V && !Tainted.contains(V) && Mentions(Rhs))
+             Body, Context)) {
+      auto [Lhs, Rhs] = assignedFrom(N.getNodeAs<Expr>("a"));
+      const auto *V =
+          Lhs ? dyn_cast_or_null<VarDecl>(referencedDecl(Lhs)) : nullptr;
+      if (V && !Tainted.contains(V) && mentions(Rhs, Call, Tainted))
         Changed |= Tainted.insert(V).second;
     }
   }
+  return Tainted;
+}
+} // namespace
+
+const CallExpr *
+UnwrappedForwardCheck::backwardFedBy(const CallExpr &Call,
+                                     const FunctionDecl &Function,
+                                     ASTContext &Context) const {
+  const Stmt *Body = Function.getBody();
+  llvm::SmallPtrSet<const VarDecl *, 8> Tainted =
+      valuesComputedFrom(Call, *Body, Context);
+  auto Mentions = [&](const Stmt *S) { return mentions(S, Call, Tainted); };
   for (const BoundNodes &N :
        match(findAll(callExpr().bind("b")), *Body, Context)) {
     const auto *B = N.getNodeAs<CallExpr>("b");

@@ -314,17 +314,66 @@ const VarDecl *Averaging::reducedCountOutput(const CallExpr &Call) const {
   return Var && Var->getType()->isIntegerType() ? Var : nullptr;
 }
 
-void Averaging::findWorldSizeDecls() {
-  const Vocabulary &Vocab = Model.vocabulary();
-  auto Record = [&](const ValueDecl *D, const Expr *Value) {
-    if (!D || !Value)
-      return false;
-    if (isWorldSize(Value))
-      return WorldSizeDecls.insert(D).second;
-    if (isPerRank(Value))
-      return PerRankDecls.insert(D).second;
+bool Averaging::recordValue(const ValueDecl *D, const Expr *Value) {
+  if (!D || !Value)
     return false;
-  };
+  if (isWorldSize(Value))
+    return WorldSizeDecls.insert(D).second;
+  if (isPerRank(Value))
+    return PerRankDecls.insert(D).second;
+  return false;
+}
+
+bool Averaging::recordCall(const CallExpr &Call) {
+  bool Changed = false;
+  // MPI_Comm_size(comm, &world), also into a field of a struct:
+  // MPI_Comm_size(comm, &peers.size) makes every `x.size` of that struct a
+  // world size.
+  if (const Expr *Out = Model.vocabulary().worldSizeOutputArgument(Call))
+    if (const ValueDecl *D =
+            handleDecl(Out) ? handleDecl(Out) : Model.rootDecl(Out))
+      Changed |= WorldSizeDecls.insert(D).second;
+  // MPI_Allreduce(&local, &total, 1, MPI_INT, MPI_SUM, comm): a count summed
+  // over the ranks divides a sum into a global mean.
+  if (const VarDecl *Total = reducedCountOutput(Call))
+    Changed |= WorldSizeDecls.insert(Total).second;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(&Call);
+      Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+    Changed |= recordValue(Model.rootDecl(Op->getArg(0)), Op->getArg(1));
+  // A world size handed to a function defined here.
+  if (const CodeUnit *Callee = Model.calleeUnit(Call))
+    for (auto [Param, Arg] : GradientModel::boundArguments(Call, *Callee))
+      Changed |= recordValue(Param, Arg);
+  return Changed;
+}
+
+bool Averaging::recordStatement(const CodeUnit &U, const Stmt *S) {
+  bool Changed = false;
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D))
+        Changed |= recordValue(Var, Var->getInit());
+  } else if (const auto *Binary = dyn_cast<BinaryOperator>(S)) {
+    if (Binary->getOpcode() == BO_Assign)
+      Changed |= recordValue(Model.rootDecl(Binary->getLHS()), Binary->getRHS());
+  } else if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+    Changed |= recordValue(U.Function, Return->getRetValue());
+  } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    Changed |= recordCall(*Call);
+  } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
+    // ... or to a constructor defined here: Trainer trainer(opts, rank, size).
+    const CXXConstructorDecl *Ctor = Construct->getConstructor();
+    if (Ctor && Model.unitOf(Ctor))
+      for (unsigned I = 0, N = std::min(Construct->getNumArgs(),
+                                        Ctor->getNumParams());
+           I < N; ++I)
+        if (!isa<CXXDefaultArgExpr>(Construct->getArg(I)))
+          Changed |= recordValue(Ctor->getParamDecl(I), Construct->getArg(I));
+  }
+  return Changed;
+}
+
+void Averaging::findWorldSizeDecls() {
   for (unsigned Round = 0; Round < MaxRounds; ++Round) {
     bool Changed = false;
     for (const auto &U : Model.units()) {
@@ -332,46 +381,9 @@ void Averaging::findWorldSizeDecls() {
       if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(U->Function))
         for (const CXXCtorInitializer *Init : Ctor->inits())
           if (Init->isMemberInitializer())
-            Changed |= Record(Init->getMember(), Init->getInit());
-      for (const Stmt *S : U->Stmts) {
-        if (const auto *DS = dyn_cast<DeclStmt>(S)) {
-          for (const Decl *D : DS->decls())
-            if (const auto *Var = dyn_cast<VarDecl>(D))
-              Changed |= Record(Var, Var->getInit());
-        } else if (const auto *Binary = dyn_cast<BinaryOperator>(S)) {
-          if (Binary->getOpcode() == BO_Assign)
-            Changed |= Record(Model.rootDecl(Binary->getLHS()), Binary->getRHS());
-        } else if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
-          Changed |= Record(U->Function, Return->getRetValue());
-        } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
-          // MPI_Comm_size(comm, &world), also into a field of a struct:
-          // MPI_Comm_size(comm, &peers.size) makes every `x.size` of that
-          // struct a world size.
-          if (const Expr *Out = Vocab.worldSizeOutputArgument(*Call))
-            if (const ValueDecl *D = handleDecl(Out) ? handleDecl(Out)
-                                                     : Model.rootDecl(Out))
-              Changed |= WorldSizeDecls.insert(D).second;
-          // MPI_Allreduce(&local, &total, 1, MPI_INT, MPI_SUM, comm): a
-          // count summed over the ranks divides a sum into a global mean.
-          if (const VarDecl *Total = reducedCountOutput(*Call))
-            Changed |= WorldSizeDecls.insert(Total).second;
-          if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call);
-              Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
-            Changed |= Record(Model.rootDecl(Op->getArg(0)), Op->getArg(1));
-          // A world size handed to a function defined here.
-          if (const CodeUnit *Callee = Model.calleeUnit(*Call))
-            for (auto [Param, Arg] : GradientModel::boundArguments(*Call, *Callee))
-              Changed |= Record(Param, Arg);
-        } else if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
-          // ... or to a constructor defined here: Trainer trainer(opts, rank, size).
-          const CXXConstructorDecl *Ctor = Construct->getConstructor();
-          if (Ctor && Model.unitOf(Ctor))
-            for (unsigned I = 0, N = std::min(Construct->getNumArgs(), Ctor->getNumParams());
-                 I < N; ++I)
-              if (!isa<CXXDefaultArgExpr>(Construct->getArg(I)))
-                Changed |= Record(Ctor->getParamDecl(I), Construct->getArg(I));
-        }
-      }
+            Changed |= recordValue(Init->getMember(), Init->getInit());
+      for (const Stmt *S : U->Stmts)
+        Changed |= recordStatement(*U, S);
     }
     if (!Changed)
       break;

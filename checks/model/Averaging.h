@@ -75,6 +75,11 @@ public:
 
 private:
   void findWorldSizeDecls();
+  /// One step of findWorldSizeDecls: what \p D takes from \p Value, a
+  /// statement of \p U, a call; each says whether it learnt something new.
+  bool recordValue(const ValueDecl *D, const Expr *Value);
+  bool recordStatement(const CodeUnit &U, const Stmt *S);
+  bool recordCall(const CallExpr &Call);
   /// The integer a scalar all-reduce writes (a count summed over the
   /// ranks), or null.
   const VarDecl *reducedCountOutput(const CallExpr &Call) const;
