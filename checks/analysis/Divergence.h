@@ -169,11 +169,30 @@ public:
       llvm::SmallVector<std::pair<const FieldDecl *, Divergence>, 8>;
   const FieldWrites *fieldWrites(const FunctionDecl &FD, unsigned Index);
 
+  /// Whether the communicator \p Comm holds is made of some of the ranks
+  /// only, chosen by what differs between them: a split by a colour that
+  /// depends on the rank, the ranks of one node, a group. A parameter is
+  /// one when every caller in the unit passes one.
+  bool isSubgroupCommunicator(const ValueDecl &Comm, unsigned Depth = 0);
+  /// Of a variable a rank query writes (`MPI_Comm_rank(sub, &r)`), the
+  /// communicator asked (sub; null where no variable holds it, as
+  /// MPI_COMM_WORLD); none for any other variable.
+  std::optional<const ValueDecl *> rankCommunicator(const ValueDecl &Rank);
+
 private:
   struct CallSite {
     const FunctionDecl *Caller;
     const CallExpr *Call;
   };
+  /// What the unit's communicator splits and rank queries write.
+  struct CommunicatorFacts {
+    /// By the communicator written: whether every split that writes it
+    /// picks some ranks by what differs between them.
+    llvm::DenseMap<const ValueDecl *, bool> Subgroups;
+    /// By the rank variable written: the communicator asked, or null.
+    llvm::DenseMap<const ValueDecl *, const ValueDecl *> RankOf;
+  };
+  const CommunicatorFacts &communicatorFacts();
   Divergence passedFor(const FunctionDecl &FD, unsigned Index);
   /// The parameters of \p Def that decide the extent of the object \p E
   /// makes: of a construction or a call whose extent is known, those its
@@ -200,6 +219,7 @@ private:
   llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, Divergence>
       Passed;
   std::optional<llvm::DenseSet<const VarDecl *>> SignalFlags;
+  std::optional<CommunicatorFacts> Communicators;
   llvm::DenseMap<const CXXConstructorDecl *, std::optional<uint64_t>> Extents;
   llvm::DenseMap<const FunctionDecl *, std::optional<uint64_t>>
       ReturnedExtents;

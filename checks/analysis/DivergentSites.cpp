@@ -303,6 +303,45 @@ bool DivergentSites::testsGroupMembership(const CFGBlock &Branch,
   });
 }
 
+bool DivergentSites::withinSubgroup(const CFGBlock &Branch,
+                                    const Site &Collective,
+                                    const Divergence &Value) const {
+  const Expr *Condition = Flow.condition(Branch);
+  const auto *Call = dyn_cast_or_null<CallExpr>(Collective.Call);
+  if (!Condition || !Call || !Value.onlyFrom(DivergenceSource::Rank))
+    return false;
+  llvm::SmallVector<const ValueDecl *, 2> Communicators;
+  for (const Expr *Arg : Call->arguments())
+    if (collectives::isCommunicatorType(Arg->getType()))
+      if (const ValueDecl *D = referencedDecl(Arg))
+        Communicators.push_back(D);
+  if (Communicators.empty() ||
+      !llvm::all_of(Communicators, [&](const ValueDecl *D) {
+        return Analysis.isSubgroupCommunicator(*D);
+      }))
+    return false;
+  // The condition tests ranks themselves, each of another communicator: a
+  // rank within one of those splits its members, and a value computed from
+  // a rank (a step count, a shard's size) may differ between them.
+  bool TestsRank = false, Other = false;
+  forEachStmt(Condition, [&](const Stmt *S) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    const auto *Member = dyn_cast<MemberExpr>(S);
+    const ValueDecl *D = Ref ? Ref->getDecl()
+                             : Member ? Member->getMemberDecl() : nullptr;
+    if (!D || isa<FunctionDecl>(D))
+      return;
+    std::optional<const ValueDecl *> Of = Analysis.rankCommunicator(*D);
+    if (Of && *Of && llvm::is_contained(Communicators, *Of))
+      Other = true;
+    else if (Of)
+      TestsRank = true;
+    else if (Flow.value(cast<Expr>(S)).diverges())
+      Other = true;
+  });
+  return TestsRank && !Other;
+}
+
 std::vector<DivergentSites::Finding> DivergentSites::decide() {
   std::vector<Finding> Findings;
   for (const Site &S : Sites)
@@ -320,7 +359,8 @@ DivergentSites::decide(const Site &S) {
         Analysis.fromCallers(Function, Flow.conditionValue(*Branch));
 
     if (!Condition.diverges() || Flow.isLoaderLoop(*Branch) ||
-        matched(*Branch, S) || testsGroupMembership(*Branch, S))
+        matched(*Branch, S) || testsGroupMembership(*Branch, S) ||
+        withinSubgroup(*Branch, S, Condition))
       continue;
     const Stmt *Controlling =
         controllingStatement(Branch->getTerminatorStmt(), Parents);

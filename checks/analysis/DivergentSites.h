@@ -88,6 +88,13 @@ private:
   /// communicator is looked up by: the ranks that call it are its members.
   bool testsGroupMembership(const CFGBlock &Branch,
                             const Site &Collective) const;
+  /// Whether \p Collective's communicators hold some ranks only, split off
+  /// by what differs between ranks, and \p Branch's condition \p Value
+  /// depends on nothing but the ranks of other communicators: the branch may
+  /// pick exactly the members (`if (world_rank != 0)` around a barrier on
+  /// the communicator split by `world_rank == 0`).
+  bool withinSubgroup(const CFGBlock &Branch, const Site &Collective,
+                      const Divergence &Value) const;
 
   DivergenceAnalysis &Analysis;
   const FunctionDecl &Function;

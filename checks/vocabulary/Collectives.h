@@ -60,6 +60,18 @@ const CXXRecordDecl *processGroupOfHandle(QualType T);
 /// `MPI_Comm`, `ncclComm_t` or `boost::mpi::communicator`.
 bool isCommunicatorType(QualType T);
 
+/// A call that makes a communicator of some of its parent's ranks, and what
+/// decides which: `MPI_Comm_split(parent, colour, key, &out)`,
+/// `ncclCommSplit(parent, colour, key, &out, config)` (the colour);
+/// `MPI_Comm_split_type(parent, type, key, info, &out)` (the node),
+/// `MPI_Comm_create(parent, group, &out)`,
+/// `MPI_Comm_create_group(parent, group, tag, &out)` (a group; Colour null).
+struct CommunicatorSplit {
+  const Expr *Colour;
+  const Expr *Output;
+};
+std::optional<CommunicatorSplit> communicatorSplit(const CallExpr &Call);
+
 /// Brackets that fuse the collectives issued between them into one:
 /// `ncclGroupStart()` / `ncclGroupEnd()`, c10d's `startCoalescing()` /
 /// `endCoalescing()`. True for an opening, false for a closing call.

@@ -317,6 +317,26 @@ collectives::classifyUnresolvedCollective(const CallExpr &Call,
   return std::nullopt;
 }
 
+std::optional<collectives::CommunicatorSplit>
+collectives::communicatorSplit(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() ||
+      !FD->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return std::nullopt;
+  // The colour's argument (-1: none) and the output's, by name.
+  auto [ColourIndex, OutputIndex] =
+      llvm::StringSwitch<std::pair<int, int>>(FD->getName())
+          .Cases("MPI_Comm_split", "ncclCommSplit", {1, 3})
+          .Case("MPI_Comm_split_type", {-1, 4})
+          .Case("MPI_Comm_create", {-1, 2})
+          .Case("MPI_Comm_create_group", {-1, 3})
+          .Default({-1, -1});
+  if (OutputIndex < 0 || Call.getNumArgs() <= unsigned(OutputIndex))
+    return std::nullopt;
+  return CommunicatorSplit{ColourIndex < 0 ? nullptr : Call.getArg(ColourIndex),
+                           Call.getArg(OutputIndex)};
+}
+
 bool collectives::isCommunicatorType(QualType T) {
   if (T.isNull())
     return false;
