@@ -111,6 +111,7 @@ void FunctionDivergence::collectFacts() {
             if (V->getInit() && !V->getInit()->isValueDependent() &&
                 V->getInit()->isEvaluatable(Owner.context()))
               LoopCounters.insert(V);
+      collectRewriteLoop(*For);
     } else if (const auto *DS = dyn_cast<DeclStmt>(S)) {
       for (const Decl *D : DS->decls())
         if (const auto *V = dyn_cast<VarDecl>(D); V && V->getInit())
@@ -184,10 +185,16 @@ void FunctionDivergence::processBlock(const CFGBlock &B) {
     const CFGBlock *P = Pred.getReachableBlock();
     if (!P || isAloneEdge(*P, B))
       continue;
+    auto Rewrites = rewrittenOnExit(*P, B);
     auto It = Out.find(P);
     if (It != Out.end())
       for (const auto &[Where, D] : It->second)
-        Current[Where].merge(D);
+        if (llvm::none_of(Rewrites, [&](const auto &R) {
+              return R.first == Where;
+            }))
+          Current[Where].merge(D);
+    for (const auto &[Where, D] : Rewrites)
+      Current[Where].merge(D);
   }
   // Where the paths out of a diverging branch meet again, a variable that
   // one path set and another did not now differs between ranks (inside the

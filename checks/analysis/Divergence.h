@@ -431,6 +431,22 @@ private:
   llvm::DenseMap<Slot, llvm::SmallVector<const CFGBlock *, 4>> Modified;
   /// The object's fields this method assigns, followed in order.
   llvm::DenseSet<const FieldDecl *> OwnFields;
+  /// Loops that assign every element of arrays, by the loop: `for (i = 0;
+  /// i < n; ++i) a[i] = ...;` at the top of the body, with no way out
+  /// before the end of an iteration. Leaving such a loop with a trip count
+  /// alike on every rank, the array holds what the assignment wrote, not
+  /// what it held before.
+  llvm::DenseMap<const Stmt *,
+                 llvm::SmallVector<std::pair<Slot, const BinaryOperator *>, 2>>
+      RewriteLoops;
+  /// What each of those assignments wrote, at its last visit.
+  llvm::DenseMap<const BinaryOperator *, Divergence> Rewritten;
+  void collectRewriteLoop(const ForStmt &For);
+  /// What leaving \p Loop (a branch) for \p Exit puts in the slots it
+  /// rewrites; empty when the loop rewrites nothing or its trip count may
+  /// differ between ranks.
+  llvm::SmallVector<std::pair<Slot, Divergence>, 2>
+  rewrittenOnExit(const CFGBlock &Loop, const CFGBlock &Exit) const;
   State Current;
   Divergence Returned;
   bool Changed = false;

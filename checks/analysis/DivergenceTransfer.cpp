@@ -216,7 +216,10 @@ void FunctionDivergence::Transfer::VisitBinaryOperator(
   if (!BO->isAssignmentOp())
     return;
   bool Exact = false;
-  define(Flow.rootLocal(BO->getLHS(), Exact), Flow.valueOf(BO->getRHS()),
+  Divergence Value = Flow.valueOf(BO->getRHS());
+  if (auto It = Flow.Rewritten.find(BO); It != Flow.Rewritten.end())
+    It->second = Value;
+  define(Flow.rootLocal(BO->getLHS(), Exact), Value,
          Exact && BO->getOpcode() == BO_Assign);
 }
 
