@@ -220,6 +220,13 @@ bool DivergentSites::matched(const CFGBlock &Branch,
   for (const CFGBlock::AdjacentBlock &Succ : Branch.succs())
     if (const CFGBlock *Start = Succ.getReachableBlock())
       Sides.push_back(region(Start, &Branch, Join));
+  // A collective that both sides reach is reached on neither through every
+  // path (else it would follow the branch wherever it leads): ranks that
+  // took one side may still skip it (`if (late || first)`).
+  if (llvm::count_if(Sides, [&](const std::vector<const Site *> &Side) {
+        return llvm::is_contained(Side, &Collective);
+      }) > 1)
+    return false;
   bool Found = false;
   for (const auto &Side : Sides) {
     auto Pos = llvm::find(Side, &Collective);

@@ -215,6 +215,26 @@ void time_for_logging(std::vector<float> &grad) {
   }
 }
 
+// Bad: an accuracy report every `period` seconds of this rank's own summed
+// compute time, or on the first iteration: one operand of `||` decides per
+// rank, so after the first iteration ranks part.
+void report_on_time_budget(int iterations, double period) {
+  double busy = 0, last_report = 0;
+  for (int it = 0; it < iterations; ++it) {
+    double begin = MPI_Wtime();
+    MPI_Barrier(MPI_COMM_WORLD);
+    busy += MPI_Wtime() - begin;
+    int correct = 0, total = 0;
+    if (busy - last_report >= period || it == 0) {
+      last_report = busy;
+      MPI_Allreduce(&correct, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: collective 'MPI_Allreduce' runs only on ranks where a condition that depends on what reaches each process on its own (a signal, a clock) holds
+      // CHECK-MESSAGES: :[[@LINE-4]]:9: note: this condition depends on what reaches each process on its own (a signal, a clock)
+      // CHECK-MESSAGES: note: this process's own signal flag or clock is read here
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // A helper that all-reduces a buffer in place through a pointer
 //===----------------------------------------------------------------------===//
