@@ -75,7 +75,18 @@ FunctionDivergence::FunctionDivergence(DivergenceAnalysis &Owner,
           OwnFields.insert(&F);
         });
   collectFacts();
+  if (!BackwardBlocks.empty())
+    Dom = std::make_unique<CFGDomTree>(Cfg.get());
   run();
+}
+
+bool FunctionDivergence::afterBackward(const Stmt *S) const {
+  const CFGBlock *Block = Dom ? blockOf(S) : nullptr;
+  if (!Block)
+    return false;
+  return llvm::any_of(BackwardBlocks, [&](const CFGBlock *Backward) {
+    return Backward != Block && Dom->dominates(Backward, Block);
+  });
 }
 
 FunctionDivergence::~FunctionDivergence() = default;
@@ -119,6 +130,10 @@ void FunctionDivergence::collectFacts() {
     } else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(S)) {
       collectMemberCall(*Member);
     }
+    if (const auto *Call = dyn_cast<CallExpr>(S);
+        Call && modules::isBackwardCall(*Call))
+      if (const CFGBlock *Block = blockOf(Call))
+        BackwardBlocks.push_back(Block);
   });
 }
 

@@ -401,6 +401,13 @@ private:
   std::unique_ptr<CFG> Cfg;
   std::unique_ptr<ControlDependencyCalculator> Control;
   std::unique_ptr<CFGPostDomTree> PostDom;
+  /// Blocks that call backward(), and the dominators that say what runs
+  /// after one on every path (built only where there is one).
+  llvm::SmallVector<const CFGBlock *, 2> BackwardBlocks;
+  std::unique_ptr<CFGDomTree> Dom;
+  /// Whether every path to \p S runs a backward() first: each parameter
+  /// the model's forward used then has a gradient, on every rank alike.
+  bool afterBackward(const Stmt *S) const;
 
   using State = llvm::DenseMap<Slot, Divergence>;
   llvm::DenseMap<const Stmt *, const CFGBlock *> BlockOf;

@@ -368,16 +368,21 @@ FunctionDivergence::tensorQueryValue(const CallExpr &Call,
     return std::nullopt;
   if (training::isGradAccess(Call))
     return Divergence::seed(DivergenceSource::GradientValue, &Call);
+  // After a backward() on every path, which parameters have a gradient is
+  // what the model's structure says, the same on every rank.
   if (tensors::isDefinedQuery(identifierName(&FD)))
-    return isGradient(Object)
-               ? Divergence::seed(DivergenceSource::GradientPresence, &Call)
-               : valueOf(Object);
+    return !isGradient(Object) ? valueOf(Object)
+           : afterBackward(&Call)
+               ? Divergence()
+               : Divergence::seed(DivergenceSource::GradientPresence, &Call);
   if (!tensors::isTensorShapeQuery(Call))
     return std::nullopt;
   // An undefined gradient has no elements: `grad().numel() != 0` is a
   // gradient-presence test.
   if (tensors::isElementCount(identifierName(&FD)) && isGradient(Object))
-    return Divergence::seed(DivergenceSource::GradientPresence, &Call);
+    return afterBackward(&Call)
+               ? Divergence()
+               : Divergence::seed(DivergenceSource::GradientPresence, &Call);
   // Parameters and gradients have the model's shapes; tensors built
   // here or reduced are alike everywhere. A tensor computed from this
   // rank's data, or handed in, may not be.

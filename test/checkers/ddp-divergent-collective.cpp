@@ -535,6 +535,20 @@ void zero_missing_gradients(torch::nn::Module &model, ProcessGroup &pg) {
   }
 }
 
+// A backward() on every path before the test: which parameters have a
+// gradient is then the model's structure, the same on every rank (a forward
+// that skips layers by its data is out of sight).
+void reduce_after_backward(torch::nn::Module &model, torch::Tensor loss,
+                           ProcessGroup &pg) {
+  loss.backward();
+  for (auto &p : model.parameters()) {
+    if (!p.grad().defined())
+      continue;
+    std::vector<at::Tensor> tensors{p.grad()};
+    pg.allreduce(tensors)->wait();
+  }
+}
+
 void zero_on_rank_zero(ProcessGroup &pg, torch::Tensor grad) {
   if (pg.getRank() == 0)
     grad.zero_();
@@ -955,3 +969,20 @@ void broadcast_model_built_from_rank_table() {
     MPI_Bcast(p.data_ptr(), (int)p.numel(), MPI_FLOAT, 0, MPI_COMM_WORLD);
 }
 #endif
+
+// A backward() that only some paths run (a rank with no batch this step)
+// leaves the gradients as the last step did, or undefined.
+void reduce_after_some_backward(torch::nn::Module &model, torch::Tensor loss,
+                                bool has_batch, ProcessGroup &pg) {
+  if (has_batch)
+    loss.backward();
+  for (auto &p : model.parameters()) {
+    if (!p.grad().defined())
+      continue;
+    std::vector<at::Tensor> tensors{p.grad()};
+    pg.allreduce(tensors)->wait();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: collective 'allreduce' is skipped by ranks that leave early through 'continue' on a condition that depends on whether this rank has a gradient
+    // CHECK-MESSAGES: :[[@LINE-5]]:9: note: this condition depends on whether this rank has a gradient
+    // CHECK-MESSAGES: :[[@LINE-5]]:7: note: ranks where it holds leave through this 'continue'
+  }
+}
