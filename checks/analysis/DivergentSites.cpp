@@ -213,17 +213,19 @@ DivergentSites::region(const CFGBlock *Start, const CFGBlock *Branch,
   return Found;
 }
 
-bool DivergentSites::matched(const CFGBlock &Branch,
-                             const Site &Collective) const {
+bool DivergentSites::matched(const CFGBlock &Branch, const Site &Collective,
+                             bool Guarded) const {
   const CFGBlock *Join = Flow.continuingJoinOf(Branch);
   std::vector<std::vector<const Site *>> Sides;
   for (const CFGBlock::AdjacentBlock &Succ : Branch.succs())
     if (const CFGBlock *Start = Succ.getReachableBlock())
       Sides.push_back(region(Start, &Branch, Join));
-  // A collective that both sides reach is reached on neither through every
-  // path (else it would follow the branch wherever it leads): ranks that
-  // took one side may still skip it (`if (late || first)`).
-  if (llvm::count_if(Sides, [&](const std::vector<const Site *> &Side) {
+  // A collective the branch's statement guards that both sides reach
+  // before they meet is reached on neither through every path (else it
+  // would be where they meet): ranks that took one side may still skip it
+  // (`if (late || first) allreduce(...)`).
+  if (Guarded && Join &&
+      llvm::count_if(Sides, [&](const std::vector<const Site *> &Side) {
         return llvm::is_contained(Side, &Collective);
       }) > 1)
     return false;
@@ -365,14 +367,15 @@ DivergentSites::decide(const Site &S) {
     Divergence Condition =
         Analysis.fromCallers(Function, Flow.conditionValue(*Branch));
 
-    if (!Condition.diverges() || Flow.isLoaderLoop(*Branch) ||
-        matched(*Branch, S) || testsGroupMembership(*Branch, S) ||
-        withinSubgroup(*Branch, S, Condition))
-      continue;
     const Stmt *Controlling =
         controllingStatement(Branch->getTerminatorStmt(), Parents);
+    bool Guarded = Controlling && isGuardedBy(S.Call, Controlling, Parents);
+    if (!Condition.diverges() || Flow.isLoaderLoop(*Branch) ||
+        matched(*Branch, S, Guarded) || testsGroupMembership(*Branch, S) ||
+        withinSubgroup(*Branch, S, Condition))
+      continue;
     const Stmt *Exit = nullptr;
-    if (!Controlling || !isGuardedBy(S.Call, Controlling, Parents)) {
+    if (!Guarded) {
       Exit = exitOf(Controlling);
       if (!Exit)
         continue;

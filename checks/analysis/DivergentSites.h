@@ -82,7 +82,9 @@ private:
                                    const CFGBlock *Join) const;
   /// Both sides issue the matching collective at the same position: root
   /// `gather(outputs, inputs)` against the others' `gather(inputs)`.
-  bool matched(const CFGBlock &Branch, const Site &Collective) const;
+  /// \p Guarded: the branch's statement holds the collective.
+  bool matched(const CFGBlock &Branch, const Site &Collective,
+               bool Guarded) const;
   /// Whether \p Branch asks if this rank is a member of a group
   /// (`contains(ranks, rank)`, `ranks.count(rank)`) that \p Collective's
   /// communicator is looked up by: the ranks that call it are its members.

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <stdexcept>
 #include <vector>
 
 //===----------------------------------------------------------------------===//
@@ -233,6 +234,23 @@ void report_on_time_budget(int iterations, double period) {
       // CHECK-MESSAGES: note: this process's own signal flag or clock is read here
     }
   }
+}
+
+// The root makes the shared value, and throws if the SDK call fails; the
+// broadcast after the branch is skipped only on that failure, an error path.
+#define CHECK_MPI(call)                                                        \
+  do {                                                                         \
+    int status = call;                                                         \
+    if (status != MPI_SUCCESS)                                                 \
+      throw std::runtime_error("MPI call failed");                             \
+  } while (false)
+
+void root_makes_then_broadcasts(char *name) {
+  int rank = 0, length = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    CHECK_MPI(MPI_Get_processor_name(name, &length));
+  MPI_Bcast(name, 64, MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
 //===----------------------------------------------------------------------===//
