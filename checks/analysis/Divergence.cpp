@@ -80,15 +80,6 @@ FunctionDivergence::FunctionDivergence(DivergenceAnalysis &Owner,
   run();
 }
 
-bool FunctionDivergence::afterBackward(const Stmt *S) const {
-  const CFGBlock *Block = Dom ? blockOf(S) : nullptr;
-  if (!Block)
-    return false;
-  return llvm::any_of(BackwardBlocks, [&](const CFGBlock *Backward) {
-    return Backward != Block && Dom->dominates(Backward, Block);
-  });
-}
-
 FunctionDivergence::~FunctionDivergence() = default;
 
 const CFGBlock *FunctionDivergence::blockOf(const Stmt *S) const {
@@ -200,16 +191,7 @@ void FunctionDivergence::processBlock(const CFGBlock &B) {
     const CFGBlock *P = Pred.getReachableBlock();
     if (!P || isAloneEdge(*P, B))
       continue;
-    auto Rewrites = rewrittenOnExit(*P, B);
-    auto It = Out.find(P);
-    if (It != Out.end())
-      for (const auto &[Where, D] : It->second)
-        if (llvm::none_of(Rewrites, [&](const auto &R) {
-              return R.first == Where;
-            }))
-          Current[Where].merge(D);
-    for (const auto &[Where, D] : Rewrites)
-      Current[Where].merge(D);
+    mergeEdge(*P, B);
   }
   // Where the paths out of a diverging branch meet again, a variable that
   // one path set and another did not now differs between ranks (inside the

@@ -454,6 +454,9 @@ private:
   /// differ between ranks.
   llvm::SmallVector<std::pair<Slot, Divergence>, 2>
   rewrittenOnExit(const CFGBlock &Loop, const CFGBlock &Exit) const;
+  /// Adds what \p Pred leaves to \p B's incoming state (Current), with the
+  /// slots a loop rewrites replaced on the edge that leaves it.
+  void mergeEdge(const CFGBlock &Pred, const CFGBlock &B);
   State Current;
   Divergence Returned;
   bool Changed = false;

@@ -293,4 +293,13 @@ bool FunctionDivergence::isAloneEdge(const CFGBlock &Branch,
   return &Succ == (NullOnThen ? Then : Else);
 }
 
+bool FunctionDivergence::afterBackward(const Stmt *S) const {
+  const CFGBlock *Block = Dom ? blockOf(S) : nullptr;
+  if (!Block)
+    return false;
+  return llvm::any_of(BackwardBlocks, [&](const CFGBlock *Backward) {
+    return Backward != Block && Dom->dominates(Backward, Block);
+  });
+}
+
 } // namespace clang::tidy::ddp

@@ -370,19 +370,19 @@ FunctionDivergence::tensorQueryValue(const CallExpr &Call,
     return Divergence::seed(DivergenceSource::GradientValue, &Call);
   // After a backward() on every path, which parameters have a gradient is
   // what the model's structure says, the same on every rank.
-  if (tensors::isDefinedQuery(identifierName(&FD)))
-    return !isGradient(Object) ? valueOf(Object)
-           : afterBackward(&Call)
+  auto Presence = [&] {
+    return afterBackward(&Call)
                ? Divergence()
                : Divergence::seed(DivergenceSource::GradientPresence, &Call);
+  };
+  if (tensors::isDefinedQuery(identifierName(&FD)))
+    return isGradient(Object) ? Presence() : valueOf(Object);
   if (!tensors::isTensorShapeQuery(Call))
     return std::nullopt;
   // An undefined gradient has no elements: `grad().numel() != 0` is a
   // gradient-presence test.
   if (tensors::isElementCount(identifierName(&FD)) && isGradient(Object))
-    return afterBackward(&Call)
-               ? Divergence()
-               : Divergence::seed(DivergenceSource::GradientPresence, &Call);
+    return Presence();
   // Parameters and gradients have the model's shapes; tensors built
   // here or reduced are alike everywhere. A tensor computed from this
   // rank's data, or handed in, may not be.

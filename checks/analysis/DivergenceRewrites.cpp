@@ -3,7 +3,8 @@
 // `for (i = 0; i < n; ++i) a[i] = b[i] + t * d[i];` replaces what every
 // element of `a` held: once the loop is left, after a trip count alike on
 // every rank, `a` holds what the assignment wrote. An element written alone
-// (`a[k] += x`) only adds to what the array held.
+// (`a[k] += x`) only adds to what the array held. Also how the state flows
+// along one edge of the CFG (mergeEdge), where that replacement happens.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,6 +97,17 @@ void FunctionDivergence::collectRewriteLoop(const ForStmt &For) {
     RewriteLoops[&For].push_back({Where, Set});
     Rewritten.try_emplace(Set);
   }
+}
+
+void FunctionDivergence::mergeEdge(const CFGBlock &Pred, const CFGBlock &B) {
+  auto Rewrites = rewrittenOnExit(Pred, B);
+  auto It = Out.find(&Pred);
+  if (It != Out.end())
+    for (const auto &[Where, D] : It->second)
+      if (llvm::none_of(Rewrites, [&](const auto &R) { return R.first == Where; }))
+        Current[Where].merge(D);
+  for (const auto &[Where, D] : Rewrites)
+    Current[Where].merge(D);
 }
 
 llvm::SmallVector<std::pair<FunctionDivergence::Slot, Divergence>, 2>
