@@ -135,9 +135,26 @@ std::optional<json::Array> describe(std::vector<std::string> Paths) {
   return Deps;
 }
 
-/// True when every file Deps describes is as it was (stat first, content
-/// hash when the stat changed); otherwise Why names the first that is not.
-bool unchanged(const json::Array &Deps, std::string &Why) {
+} // namespace
+
+FindingsCache::FileNow FindingsCache::fileNow(StringRef Path, bool WantHash) {
+  std::lock_guard<std::mutex> Guard(NowLock);
+  auto [It, New] = Now.try_emplace(Path.str());
+  FileNow &F = It->second;
+  if (New) {
+    sys::fs::file_status Status;
+    F.Exists = !sys::fs::status(Path, Status);
+    F.Size = F.Exists ? Status.getSize() : 0;
+    F.MTime = F.Exists ? mtimeOf(Status) : 0;
+  }
+  if (WantHash && F.Exists && !F.Hashed) {
+    F.Hash = hashFile(Path);
+    F.Hashed = true;
+  }
+  return F;
+}
+
+bool FindingsCache::unchanged(const json::Array &Deps, std::string &Why) {
   for (const json::Value &D : Deps) {
     const json::Object *O = D.getAsObject();
     std::optional<StringRef> DepPath = O ? O->getString("path") : std::nullopt;
@@ -149,20 +166,21 @@ bool unchanged(const json::Array &Deps, std::string &Why) {
       return false;
     }
     Why = DepPath->str() + " changed";
-    sys::fs::file_status Status;
-    if (sys::fs::status(*DepPath, Status) ||
-        Status.getSize() != static_cast<uint64_t>(*Size))
+    FileNow F = fileNow(*DepPath, /*WantHash=*/false);
+    if (!F.Exists || F.Size != static_cast<uint64_t>(*Size))
       return false;
-    if (mtimeOf(Status) == *MTime)
+    if (F.MTime == *MTime)
       continue;
     // Touched: the contents decide.
-    std::optional<std::string> Now = hashFile(*DepPath);
-    if (!Now || *Now != *Hash)
+    F = fileNow(*DepPath, /*WantHash=*/true);
+    if (!F.Hash || *F.Hash != *Hash)
       return false;
   }
   Why.clear();
   return true;
 }
+
+namespace {
 
 /// True when none of the paths in Absent (if any) exists; otherwise Why
 /// names the first that does.

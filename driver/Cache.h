@@ -36,6 +36,7 @@
 #include "Finding.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <cstdint>
 #include <map>
@@ -92,8 +93,25 @@ private:
   std::optional<std::string>
   storeShared(const std::vector<std::string> &Shared);
 
+  /// A file as this run first saw it; its hash once one was asked for.
+  struct FileNow {
+    bool Exists = false;
+    uint64_t Size = 0;
+    int64_t MTime = 0;
+    bool Hashed = false;
+    std::optional<std::string> Hash;
+  };
+  /// Stats Path once a run (and hashes it once, when WantHash): the
+  /// units of a project share most of their headers.
+  FileNow fileNow(llvm::StringRef Path, bool WantHash);
+  /// True when every file Deps describes is as it was (stat first, content
+  /// hash when the stat changed); otherwise Why names the first that is not.
+  bool unchanged(const llvm::json::Array &Deps, std::string &Why);
+
   std::string Dir;
   uint64_t SizeLimit;
+  std::mutex NowLock;
+  std::map<std::string, FileNow> Now;
   std::mutex SharedLock;
   /// Set name -> why it is out of date ("" when it is not).
   std::map<std::string, std::string> SharedChecked;
