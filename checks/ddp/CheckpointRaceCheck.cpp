@@ -3,6 +3,7 @@
 #include "ddp/CheckpointRaceCheck.h"
 
 #include "analysis/Divergence.h"
+#include "model/RankConfinement.h"
 
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -64,7 +65,8 @@ public:
   UnitCheckpoints(ClangTidyCheck &Check, const GradientModel &Model,
                   FunctionSummaries &Summaries)
       : Check(Check), Model(Model), Vocab(Model.vocabulary()),
-        Summaries(Summaries), Context(Model.context()) {}
+        Summaries(Summaries), Context(Model.context()),
+        Confinement(Model.graph(), Summaries.analysis()) {}
 
   /// The saves and loads of \p U whose file name does not mention the rank.
   void collect(const CodeUnit &U);
@@ -76,13 +78,17 @@ private:
   /// a local that a statement of \p U fills with it.
   bool namesRankFile(const CodeUnit &U, const Expr &Path);
   /// The condition on the rank in \p U that decides whether \p S runs.
-  const Expr *rankCondition(const CodeUnit &U, const Stmt &S);
+  const Expr *rankCondition(const CodeUnit &U, const Stmt &S) {
+    return Confinement.rankCondition(U, S);
+  }
   /// Which side of the `if` testing \p Condition holds \p S: 0 for its
   /// `then`, 1 for its `else`, -1 when no `if` around S tests it.
   int sideOf(const CodeUnit &U, const Stmt &S, const Expr &Condition);
   /// Whether \p S runs on some ranks only: under a condition on the rank,
-  /// here or around every call of its unit (\p Depth callers up).
-  bool guardedByRank(const CodeUnit &U, const Stmt &S, unsigned Depth = 0);
+  /// here or around every call of its unit.
+  bool guardedByRank(const CodeUnit &U, const Stmt &S) {
+    return Confinement.someRanksOnly(U, S);
+  }
   /// The calls of \p U that make the ranks meet.
   std::vector<const Stmt *> collectives(const CodeUnit &U);
 
@@ -110,6 +116,7 @@ private:
 
   FunctionSummaries &Summaries;
   ASTContext &Context;
+  RankConfinement Confinement;
   std::vector<Access> Saves, Loads;
   std::optional<std::vector<const Stmt *>> Collectives;
 };
@@ -166,20 +173,6 @@ void UnitCheckpoints::collect(const CodeUnit &U) {
   }
 }
 
-const Expr *UnitCheckpoints::rankCondition(const CodeUnit &U, const Stmt &S) {
-  FunctionDivergence *Flow = analysis().function(*U.Function);
-  if (!Flow)
-    return nullptr;
-  const CFGBlock *Block = Flow->blockOf(&S);
-  if (!Block)
-    return nullptr;
-  for (const CFGBlock *Branch : Flow->controllingBranches(*Block))
-    if (analysis().fromCallers(*U.Function, Flow->conditionValue(*Branch))
-            .has(DivergenceSource::Rank))
-      return Flow->condition(*Branch);
-  return nullptr;
-}
-
 int UnitCheckpoints::sideOf(const CodeUnit &U, const Stmt &S,
                             const Expr &Condition) {
   const Stmt *Child = &S;
@@ -194,17 +187,6 @@ int UnitCheckpoints::sideOf(const CodeUnit &U, const Stmt &S,
       return 1;
   }
   return -1;
-}
-
-bool UnitCheckpoints::guardedByRank(const CodeUnit &U, const Stmt &S,
-                                    unsigned Depth) {
-  if (rankCondition(U, S))
-    return true;
-  llvm::ArrayRef<CallSite> Callers = Model.callers(U);
-  return Depth < 3 && !Callers.empty() &&
-         llvm::all_of(Callers, [&](const CallSite &Site) {
-           return guardedByRank(*Site.Caller, *Site.Call, Depth + 1);
-         });
 }
 
 std::vector<const Stmt *> UnitCheckpoints::collectives(const CodeUnit &U) {

@@ -154,6 +154,7 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
   LeavesUnsynced.clear();
   StepsUnsynced.clear();
   ReportedSyncs.clear();
+  Confinement.emplace(Model.graph(), summaries(Model.context()).analysis());
   // Gradient hooks that sync make backward() a sync where they were
   // installed first.
   findHookedUnits(Model);
@@ -236,7 +237,8 @@ void UnsyncedGradientsCheck::checkClosureStep(const GradientModel &Model,
       Others.push_back(Other);
   if (const CallExpr *Sync = earlySync(Model, S, Step, Others))
     reportEarlySync(*Sync, Backward, Step, /*InClosure=*/true);
-  else if (Model.isDistributed(S.U) && !averagesParameters(S, Step))
+  else if (Model.isDistributed(S.U) && !averagesParameters(S, Step) &&
+           !someRanksOnly(S.U, Step))
     reportUnsynced(Step, stepKind(Model, S.U, Step), Backward,
                    /*InClosure=*/true);
 }
@@ -258,7 +260,7 @@ void UnsyncedGradientsCheck::checkStep(const GradientModel &Model,
     return;
   if (const CallExpr *Sync = earlySync(Model, S, *B, S.Steps))
     reportEarlySync(*Sync, *B, Step, /*InClosure=*/false);
-  else if (Model.isDistributed(S.U))
+  else if (Model.isDistributed(S.U) && !someRanksOnly(S.U, Step))
     reportUnsynced(Step, stepKind(Model, S.U, Step), *B, /*InClosure=*/false,
                    copyReduced(Model, S.U, *B, Step), Late);
 }

@@ -14,9 +14,12 @@
 #define DDPLINT_CHECKS_UNSYNCEDGRADIENTSCHECK_H
 
 #include "ddp/GradientCheckBase.h"
+#include "model/RankConfinement.h"
 #include "model/WrapperLife.h"
 
 #include "llvm/ADT/DenseSet.h"
+
+#include <optional>
 
 namespace clang::tidy::ddp {
 
@@ -103,6 +106,12 @@ private:
   void reportEarlySync(const CallExpr &Sync, const CallExpr &Backward,
                        const CallExpr &Step, bool InClosure);
 
+  /// Whether a step runs on some ranks only (a single learner's, reached
+  /// from `if (rank == 0)`): no replica of it steps elsewhere.
+  bool someRanksOnly(const CodeUnit &U, const CallExpr &Step) const {
+    return Confinement && Confinement->someRanksOnly(U, Step);
+  }
+  std::optional<RankConfinement> Confinement;
   /// Units whose backward() leaves unsynced gradients to their caller, and
   /// units that step on gradients their caller produced.
   llvm::DenseSet<const CodeUnit *> LeavesUnsynced, StepsUnsynced;

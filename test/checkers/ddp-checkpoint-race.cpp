@@ -426,3 +426,44 @@ void helper_handed_the_rank(c10d::ProcessGroup &pg, Net &model,
   int rank = pg.getRank();
   save_checkpoint_from(model, path + ".last", rank);
 }
+
+// OK: a checkpoint lambda every call of which is on rank 0 only, the rank
+// asked through a predicate of the project.
+struct RunState {
+  int rank = 0;
+  bool active = false;
+};
+RunState join_group(c10d::ProcessGroup &pg) {
+  RunState s;
+  s.rank = pg.getRank();
+  s.active = pg.getSize() > 1;
+  return s;
+}
+inline bool is_main(const RunState &s) { return !s.active || s.rank == 0; }
+
+void negative_lambda_called_on_rank0(c10d::ProcessGroup &pg, Net &model,
+                                     int epochs) {
+  RunState state = join_group(pg);
+  auto save = [&](const std::string &name) {
+    std::string path = "ckpt/" + name;
+    torch::save(model, path);
+  };
+  for (int epoch = 0; epoch < epochs; ++epoch)
+    if (is_main(state) && epoch % 10 == 0)
+      save("best.pt");
+  if (is_main(state))
+    save("last.pt");
+}
+
+// The same lambda, also called on every rank: reported in its body.
+void lambda_called_everywhere(c10d::ProcessGroup &pg, Net &model) {
+  RunState state = join_group(pg);
+  auto save = [&](const std::string &name) {
+    std::string path = "ckpt/" + name;
+    torch::save(model, path);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: every rank writes checkpoint 'path' at the same time{{.*}} [ddp-checkpoint-race]
+  };
+  if (is_main(state))
+    save("best.pt");
+  save("last.pt");
+}

@@ -857,3 +857,69 @@ private:
   Optimizer optimizer_;
   c10::intrusive_ptr<c10d::ProcessGroup> pg_;
 };
+
+//===----------------------------------------------------------------------===//
+// One learner: steps that only some ranks reach
+//===----------------------------------------------------------------------===//
+
+// Rank 0 learns from what the actors send and broadcasts the model; the
+// actors never step. The step is reached only from rank 0's side, two
+// member calls down: no replica steps elsewhere, nothing to sync.
+class SingleLearner {
+public:
+  SingleLearner(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net model,
+                torch::optim::SGD &optimizer)
+      : pg_(pg), model_(model), optimizer_(optimizer), rank_(pg->getRank()) {}
+  void run(std::vector<Batch> &batches) {
+    if (rank_ == 0)
+      learn(batches);
+    else
+      act();
+  }
+
+private:
+  void learn(std::vector<Batch> &batches) {
+    for (auto &batch : batches) {
+      train(batch);
+      std::vector<at::Tensor> params = model_->parameters();
+      pg_->broadcast(params)->wait();
+    }
+  }
+  void train(Batch &batch) {
+    F::mse_loss(model_->forward(batch.data), batch.target).backward();
+    optimizer_.step();
+  }
+  void act() {
+    std::vector<at::Tensor> params = model_->parameters();
+    pg_->broadcast(params)->wait();
+  }
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+  Net model_;
+  torch::optim::SGD &optimizer_;
+  int rank_;
+};
+
+// The same step, also reached on every rank: still reported.
+class LearnerAlsoEverywhere {
+public:
+  LearnerAlsoEverywhere(c10::intrusive_ptr<c10d::ProcessGroup> pg, Net model,
+                        torch::optim::SGD &optimizer)
+      : pg_(pg), model_(model), optimizer_(optimizer), rank_(pg->getRank()) {}
+  void run(Batch &batch) {
+    if (rank_ == 0)
+      train(batch);
+    train(batch);
+  }
+
+private:
+  void train(Batch &batch) {
+    F::mse_loss(model_->forward(batch.data), batch.target).backward();
+    optimizer_.step();
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: the optimizer steps with gradients no rank shares{{.*}} [ddp-unsynced-gradients]
+    // CHECK-MESSAGES: :[[@LINE-3]]:60: note: gradients computed by backward() here
+  }
+  c10::intrusive_ptr<c10d::ProcessGroup> pg_;
+  Net model_;
+  torch::optim::SGD &optimizer_;
+  int rank_;
+};
