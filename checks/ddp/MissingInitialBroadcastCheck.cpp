@@ -88,10 +88,25 @@ builtFrom(const VarDecl &Model, const Stmt &Body, ASTContext &Context) {
     for (const Decl *D : N.getNodeAs<DeclStmt>("s")->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D); Var && Var->getInit())
         Vars.push_back(Var);
+  // A loop's variable over what the model holds (`for (auto &p :
+  // model->parameters())`) comes from the loop's range.
+  llvm::DenseMap<const VarDecl *, const Expr *> Ranges;
+  for (const BoundNodes &N :
+       match(findAll(cxxForRangeStmt().bind("f")), Body, Context)) {
+    const auto *For = N.getNodeAs<CXXForRangeStmt>("f");
+    if (For->getLoopVariable() && For->getRangeInit())
+      Ranges[For->getLoopVariable()] = For->getRangeInit();
+  }
+  auto Source = [&](const VarDecl *Var) {
+    const Expr *Range = Ranges.lookup(Var);
+    return Range ? Range : Var->getInit();
+  };
+  for (const auto &[Var, Range] : Ranges)
+    Vars.push_back(Var);
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (const VarDecl *Var : Vars)
-      if (!Related.contains(Var) && mentionsAny(*Var->getInit(), Related, Context))
+      if (!Related.contains(Var) && mentionsAny(*Source(Var), Related, Context))
         Changed |= Related.insert(Var).second;
   }
   return Related;
@@ -155,7 +170,7 @@ void MissingInitialBroadcastCheck::check(
   Events.Summaries = &summaries(Context);
   collectEvents(*Model, *Decl, *Body, Flow, Context, Events);
   // Hand-synced, distributed training of this model: steps and ranks.
-  if (Events.Steps.empty() || !Vocab.isDistributedFunction(*Function))
+  if (Events.Steps.empty() || !Events.Summaries->distributed(*Function))
     return;
   if (seededAlike(*Decl, Flow, Events))
     return;
@@ -197,7 +212,7 @@ void MissingInitialBroadcastCheck::collectEvents(
     else if (Summaries.seeds(*C) != SeedValue::None)
       Events.Seeds.push_back(C);
     else if (!Vocab.classifyCollective(*C) && !Broadcasts &&
-             HandedTheModel(*C) && Summaries.ofCall(*C).StepsOptimizer &&
+             HandedTheModel(*C) && Summaries.ofCall(*C).StepsParameters &&
              Flow.reachable(&Decl, C))
       Events.Steps.push_back(C);
     addStart(*C, Broadcasts, Model, Related, Context, Events);
@@ -276,7 +291,7 @@ void MissingInitialBroadcastCheck::report(const VarDecl &Model,
   if (Vocab.isOptimizerStep(FirstStep))
     diag(FirstStep.getExprLoc(), "optimizer step here", DiagnosticIDs::Note);
   else
-    diag(FirstStep.getExprLoc(), "%0 steps the optimizer", DiagnosticIDs::Note)
+    diag(FirstStep.getExprLoc(), "%0 steps the parameters", DiagnosticIDs::Note)
         << FirstStep.getDirectCallee();
 }
 

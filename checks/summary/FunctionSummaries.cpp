@@ -1,6 +1,7 @@
 //===--- FunctionSummaries.cpp - what each function does, once ------------===//
 
 #include "summary/FunctionSummaries.h"
+#include "summary/GradientValues.h"
 
 #include "analysis/ASTUtils.h"
 
@@ -135,6 +136,7 @@ FunctionEffects FunctionSummaries::summarise(const FunctionDecl &Def) {
   addCallEffects(Def, E);
   addFileAccesses(Def, E);
   addBroadcasts(Def, E);
+  addUpdates(Def, E);
   return E;
 }
 
@@ -176,7 +178,7 @@ void FunctionSummaries::addCallEffects(const FunctionDecl &Def,
     if (!Call)
       return;
     FunctionEffects Callee = ofCall(*Call);
-    E.StepsOptimizer |= Callee.StepsOptimizer;
+    E.StepsParameters |= Callee.StepsParameters;
     if (Callee.Seeds != FunctionEffects::Seeding::None) {
       // The last seed before the function returns decides.
       const Expr *Value = Callee.Seeds == FunctionEffects::Seeding::Parameter
@@ -273,13 +275,20 @@ void FunctionSummaries::addBroadcasts(const FunctionDecl &Def,
   if (touchesOnlyBuffers(Def.getBody()))
     return;
   bool CopiesOut = copiesIntoTensors(Def.getBody());
+  // A root's averaged gradients sent to every rank are no parameters.
+  GradientValues Gradients(*Def.getBody());
+  auto OfGradients = [&](const CallExpr &Call) {
+    return llvm::any_of(Call.arguments(), [&](const Expr *Arg) {
+      return Gradients.mentions(Arg);
+    });
+  };
   auto Visit = [&](const Expr *Node) {
     if (E.BroadcastsParameters)
       return;
     if (const auto *Call = dyn_cast<CallExpr>(Node)) {
       if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call))
         E.BroadcastsParameters =
-            Info->Kind == CollectiveKind::Broadcast ||
+            (Info->Kind == CollectiveKind::Broadcast && !OfGradients(*Call)) ||
             (Info->Kind == CollectiveKind::AllGather && CopiesOut);
       else
         E.BroadcastsParameters = broadcasts(*Call);
@@ -293,6 +302,17 @@ void FunctionSummaries::addBroadcasts(const FunctionDecl &Def,
       if (Init->isWritten())
         forEachCall(Init->getInit(), Visit);
   forEachCall(Def.getBody(), Visit);
+}
+
+bool FunctionSummaries::distributed(const FunctionDecl &FD) {
+  if (Vocab.isDistributedFunction(FD))
+    return true;
+  bool Communicates = false;
+  forEachCall(FD.getBody(), [&](const Expr *Node) {
+    if (const auto *Call = dyn_cast<CallExpr>(Node); Call && !Communicates)
+      Communicates = ofCall(*Call).Communicates;
+  });
+  return Communicates;
 }
 
 bool FunctionSummaries::broadcasts(const Expr &E) {
@@ -343,7 +363,7 @@ FunctionEffects FunctionSummaries::ofCall(const CallExpr &Call) {
       parameterOfArgument(Call, checkpoints::checkpointSavePath(Call));
   E.LoadsPath =
       parameterOfArgument(Call, checkpoints::checkpointLoadPath(Call));
-  E.StepsOptimizer = Vocab.isOptimizerStep(Call);
+  E.StepsParameters = Vocab.isOptimizerStep(Call);
   if (Vocab.returnsRank(Call))
     E.Returned |= FunctionEffects::FromRank;
   if (Vocab.returnsWorldSize(Call))

@@ -73,6 +73,10 @@ public:
   /// parameters: a broadcast, or a function or constructor whose summary
   /// says it broadcasts them (not one that touches only the buffers).
   bool broadcasts(const Expr &E);
+  /// Whether \p FD runs in a distributed program: what the vocabulary sees
+  /// in its own body (a communicator, a rank query, a collective, ...), or
+  /// a call of a function that communicates, at any depth.
+  bool distributed(const FunctionDecl &FD);
 
   /// The summaries of the unit's externally visible functions with bodies,
   /// by USR, for other units to use.
@@ -90,6 +94,9 @@ private:
   void addCallEffects(const FunctionDecl &Def, FunctionEffects &E);
   void addFileAccesses(const FunctionDecl &Def, FunctionEffects &E);
   void addBroadcasts(const FunctionDecl &Def, FunctionEffects &E);
+  /// A hand-written update of a tensor it is handed, by a value made from
+  /// gradients, is a step (SummaryUpdates.cpp).
+  void addUpdates(const FunctionDecl &Def, FunctionEffects &E);
   /// Whether a condition on the rank decides whether \p S runs in \p Def.
   bool underRankCondition(const FunctionDecl &Def, const Stmt &S);
   /// How a seed value of \p Def differs between ranks (or which of \p Def's

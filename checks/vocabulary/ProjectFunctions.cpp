@@ -132,7 +132,7 @@ bool decodeField(llvm::StringRef Key, llvm::StringRef Value,
     return true;
   }
   if (Key == "steps")
-    return E.StepsOptimizer = true;
+    return E.StepsParameters = true;
   if (Key == "broadcasts")
     return E.BroadcastsParameters = true;
   return false;
@@ -146,7 +146,7 @@ bool FunctionEffects::operator==(const FunctionEffects &O) const {
          SeedParameter == O.SeedParameter && SavesPath == O.SavesPath &&
          LoadsPath == O.LoadsPath && SavesPlainFile == O.SavesPlainFile &&
          LoadsPlainFile == O.LoadsPlainFile &&
-         SavesOnSomeRanks == O.SavesOnSomeRanks && StepsOptimizer == O.StepsOptimizer &&
+         SavesOnSomeRanks == O.SavesOnSomeRanks && StepsParameters == O.StepsParameters &&
          BroadcastsParameters == O.BroadcastsParameters;
 }
 
@@ -174,7 +174,7 @@ std::string FunctionEffects::encode() const {
   if (LoadsPath >= 0)
     Fields.push_back("loads=param" + std::to_string(LoadsPath) +
                      (LoadsPlainFile ? ":file" : ""));
-  if (StepsOptimizer)
+  if (StepsParameters)
     Fields.push_back("steps");
   if (BroadcastsParameters)
     Fields.push_back("broadcasts");

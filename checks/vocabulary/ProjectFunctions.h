@@ -75,8 +75,10 @@ struct FunctionEffects {
   /// Whether it writes that file only on some ranks (under a condition on
   /// the rank): a call is then no write by every rank.
   bool SavesOnSomeRanks = false;
-  /// Whether it steps an optimizer.
-  bool StepsOptimizer = false;
+  /// Whether it steps the parameters: an optimizer's step, or an update
+  /// in place written by hand (`param -= lr * grad`, `p.data().sub_(...)`)
+  /// of a tensor it is handed with a value made from gradients.
+  bool StepsParameters = false;
   /// Whether it broadcasts a module's parameters (every replica then holds
   /// the root's values).
   bool BroadcastsParameters = false;

@@ -215,7 +215,7 @@ void steps_in_a_loop_object(PG pg, torch::Tensor x) {
   EpochLoop loop(model, opt, pg);
   for (int epoch = 0; epoch < 3; ++epoch) {
     loop.fit(x, 10);
-    // CHECK-MESSAGES: :[[@LINE-1]]:10: note: 'fit' steps the optimizer
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: note: 'fit' steps the parameters
     loop.sync_buffers();
   }
 }
@@ -317,7 +317,7 @@ void steps_in_a_helper(PG pg, torch::Tensor x) {
   // CHECK-MESSAGES: :[[@LINE-3]]:3: note: the seed depends on the rank here
   torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(1e-3));
   train_steps(model, opt, *pg, x);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: 'train_steps' steps the optimizer
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: 'train_steps' steps the parameters
 }
 
 //===----------------------------------------------------------------------===//
@@ -688,4 +688,70 @@ void buffer_model_beside_the_trained_one(PG pg, torch::Tensor x) {
   sync_gradients(*pg, model);
   opt.step();
   // CHECK-MESSAGES: :[[@LINE-1]]:7: note: optimizer step here
+}
+
+//===----------------------------------------------------------------------===//
+// Steps written by hand, in a helper that also sends averaged gradients
+//===----------------------------------------------------------------------===//
+
+#include <mpi.h>
+
+// Rank 0 gathers the gradient, averages it and broadcasts the average; every
+// rank then updates its parameter in place. The broadcast carries gradients,
+// not parameters, and the update is a step.
+void average_and_update(torch::Tensor &param, int world, double lr) {
+  torch::NoGradGuard guard;
+  torch::Tensor g = param.grad().reshape({-1}).contiguous();
+  std::vector<float> sum(g.numel());
+  for (int64_t i = 0; i < g.numel(); ++i)
+    sum[i] = g[i].item<float>();
+  MPI_Allreduce(MPI_IN_PLACE, sum.data(), int(sum.size()), MPI_FLOAT, MPI_SUM,
+                MPI_COMM_WORLD);
+  float avg[64];
+  for (int64_t i = 0; i < g.numel() && i < 64; ++i)
+    avg[i] = sum[i] / world;
+  MPI_Bcast(avg, 64, MPI_FLOAT, 0, MPI_COMM_WORLD);
+  param -= g * lr;
+}
+
+void hand_written_steps(int world, std::vector<torch::Tensor> &batches) {
+  Net model;
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'model' starts from different random parameters on each rank{{.*}} [ddp-missing-initial-broadcast]
+  for (auto &x : batches) {
+    model->forward(x).sum().backward();
+    for (auto &p : model->parameters())
+      average_and_update(p, world, 0.1);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: note: 'average_and_update' steps the parameters
+  }
+}
+
+// OK: a common seed before the model; the same steps.
+void hand_written_steps_seeded(int world, std::vector<torch::Tensor> &batches) {
+  torch::manual_seed(1234);
+  Net model;
+  for (auto &x : batches) {
+    model->forward(x).sum().backward();
+    for (auto &p : model->parameters())
+      average_and_update(p, world, 0.1);
+  }
+}
+
+// OK: gradients accumulated into a buffer of the helper's own are no step.
+void accumulate(torch::Tensor &param, std::vector<torch::Tensor> &sums,
+                size_t i) {
+  torch::Tensor total = torch::zeros_like(param);
+  total += param.grad();
+  MPI_Allreduce(MPI_IN_PLACE, total.data_ptr<float>(), int(total.numel()),
+                MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  sums[i] = total;
+}
+void accumulates_only(std::vector<torch::Tensor> &batches) {
+  Net model;
+  std::vector<torch::Tensor> sums(4);
+  for (auto &x : batches) {
+    model->forward(x).sum().backward();
+    size_t i = 0;
+    for (auto &p : model->parameters())
+      accumulate(p, sums, i++);
+  }
 }
