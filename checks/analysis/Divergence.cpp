@@ -103,7 +103,6 @@ bool FunctionDivergence::isLocal(const VarDecl *V) const {
 }
 
 void FunctionDivergence::collectFacts() {
-  collectPassCounters();
   forEachStmt(Function.getBody(), [&](const Stmt *S) {
     if (const auto *For = dyn_cast<CXXForRangeStmt>(S)) {
       collectLoopVariable(*For);

@@ -26,7 +26,6 @@
 #include "vocabulary/Vocabulary.h"
 #include "analysis/CollectiveSites.h"
 #include "analysis/ParameterWrites.h"
-#include "analysis/Reachability.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
@@ -458,20 +457,6 @@ private:
   /// Adds what \p Pred leaves to \p B's incoming state (Current), with the
   /// slots a loop rewrites replaced on the edge that leaves it.
   void mergeEdge(const CFGBlock &Pred, const CFGBlock &B);
-  /// Counters of passes: a local with a constant start whose only other
-  /// writes are one `++c` / `c += k` (k constant), read and never aliased,
-  /// with that increment.
-  llvm::DenseMap<const VarDecl *, const Stmt *> PassCounters;
-  void collectPassCounters();
-  /// Whether \p V counts the visits of \p At: one increment between two
-  /// visits on every path, and the same number (none or one) before the
-  /// first. At its k-th visit every rank then holds the same count, however
-  /// the loops around it end; whether every rank makes that visit is the
-  /// question of those loops' own conditions.
-  bool countsVisits(const VarDecl *V, const Stmt *At);
-  std::unique_ptr<Reachability> Paths;
-  /// The CFG element being evaluated (transfer()).
-  const Stmt *Evaluating = nullptr;
   State Current;
   Divergence Returned;
   bool Changed = false;

@@ -258,9 +258,6 @@ Divergence FunctionDivergence::evaluate(const Expr *E) {
       return {};
     // Where the value came from, when the flow knows, explains more than
     // the variable's name.
-    // A count of this statement's visits is alike on every rank at each.
-    if (countsVisits(V, Evaluating))
-      return {};
     Divergence D = isLocal(V) ? read(V) : Divergence();
     if (Vocab.isRankName(*V) && !inSystemHeader(*V) && !LoopCounters.count(V))
       D.merge(Divergence::seed(DivergenceSource::Rank, DRE));

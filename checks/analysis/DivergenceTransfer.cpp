@@ -185,9 +185,7 @@ private:
 
 void FunctionDivergence::transfer(const Stmt *S, const CFGBlock &B) {
   if (const auto *E = dyn_cast<Expr>(S)) {
-    Evaluating = S;
     Divergence D = evaluate(E);
-    Evaluating = nullptr;
     if (Values[E].merge(D))
       Changed = true;
   }
