@@ -66,7 +66,7 @@ public:
                   FunctionSummaries &Summaries)
       : Check(Check), Model(Model), Vocab(Model.vocabulary()),
         Summaries(Summaries), Context(Model.context()),
-        Confinement(Model.graph(), Summaries.analysis()) {}
+        Confinement(Model.graph(), Summaries) {}
 
   /// The saves and loads of \p U whose file name does not mention the rank.
   void collect(const CodeUnit &U);
@@ -212,7 +212,8 @@ void UnitCheckpoints::run(const CodeUnit &U) {
   for (const Access &Save : Saves) {
     if (guardedByRank(U, *Save.Call))
       readBeforeWritten(U, Save);
-    else if (!Save.File && !Save.SomeRanks)
+    else if (!Save.File && !Save.SomeRanks &&
+             !Confinement.mayBeSomeRanksOnly(U, *Save.Call))
       everyRankWrites(Save);
   }
   for (const Access &Load : Loads)

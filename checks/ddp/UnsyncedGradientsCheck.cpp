@@ -154,7 +154,7 @@ void UnsyncedGradientsCheck::analyze(const GradientModel &Model) {
   LeavesUnsynced.clear();
   StepsUnsynced.clear();
   ReportedSyncs.clear();
-  Confinement.emplace(Model.graph(), summaries(Model.context()).analysis());
+  Confinement.emplace(Model.graph(), summaries(Model.context()));
   // Gradient hooks that sync make backward() a sync where they were
   // installed first.
   findHookedUnits(Model);

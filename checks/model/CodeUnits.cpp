@@ -88,9 +88,18 @@ void CodeUnitGraph::addLambda(CodeUnit &Enclosing, const LambdaExpr &Lambda) {
 
 void CodeUnitGraph::link() {
   for (const auto &U : Units)
-    for (const CallExpr *Call : U->Calls)
-      if (const CodeUnit *Callee = calleeUnit(*Call))
+    for (const CallExpr *Call : U->Calls) {
+      if (const CodeUnit *Callee = calleeUnit(*Call)) {
         Callers[Callee].push_back({U.get(), Call});
+        continue;
+      }
+      // A lambda kept in a local and called where its type is dependent
+      // (in a template as written): the call names the local.
+      if (!Call->getDirectCallee())
+        for (const CodeUnit *Lambda : callableUnits(Call->getCallee()))
+          if (Lambda->Enclosing)
+            Callers[Lambda].push_back({U.get(), Call});
+    }
   for (const auto &U : Units)
     if (const auto *MD = dyn_cast<CXXMethodDecl>(U->Function)) {
       llvm::SmallVector<const CXXMethodDecl *, 4> Work(

@@ -8,7 +8,11 @@
 // lambda called only under `is_rank0()`, run on some ranks only.
 //
 // The callers are those of this translation unit; a function no call here
-// reaches is taken to run on every rank.
+// reaches is taken to run on every rank. Where a deciding condition reads
+// what a function out of sight returned (`auto ddp = init_from_env();
+// if (is_main(ddp))` with `init_from_env` defined in another unit and no
+// summary of it), the analysis cannot tell: mayBeSomeRanksOnly() says so,
+// for a check whose claim is that every rank runs the statement.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,13 +21,14 @@
 
 #include "analysis/Divergence.h"
 #include "model/CodeUnits.h"
+#include "summary/FunctionSummaries.h"
 
 namespace clang::tidy::ddp {
 
 class RankConfinement {
 public:
-  RankConfinement(const CodeUnitGraph &Graph, DivergenceAnalysis &Analysis)
-      : Graph(Graph), Analysis(Analysis) {}
+  RankConfinement(const CodeUnitGraph &Graph, FunctionSummaries &Summaries)
+      : Graph(Graph), Summaries(Summaries), Analysis(Summaries.analysis()) {}
 
   /// The condition on the rank in \p U's own function that decides whether
   /// \p S runs, or null.
@@ -34,10 +39,24 @@ public:
     return someRanksOnly(U, S, 0);
   }
 
+  /// Whether \p S may run on some ranks only: as someRanksOnly(), or under
+  /// a condition that reads a value of a function out of sight.
+  bool mayBeSomeRanksOnly(const CodeUnit &U, const Stmt &S) const {
+    return someRanksOnly(U, S, 0, /*OutOfSight=*/true);
+  }
+
 private:
-  bool someRanksOnly(const CodeUnit &U, const Stmt &S, unsigned Depth) const;
+  bool someRanksOnly(const CodeUnit &U, const Stmt &S, unsigned Depth,
+                     bool OutOfSight = false) const;
+  /// A condition deciding \p S in \p U: one on the rank, or (when
+  /// \p OutOfSight) one reading a value of a function out of sight.
+  bool decided(const CodeUnit &U, const Stmt &S, bool OutOfSight) const;
+  /// Whether \p E reads what a function out of sight returned, directly
+  /// or through the initialisers of the locals it reads.
+  bool readsOutOfSight(const Expr *E, unsigned Depth = 0) const;
 
   const CodeUnitGraph &Graph;
+  FunctionSummaries &Summaries;
   DivergenceAnalysis &Analysis;
 };
 

@@ -244,6 +244,15 @@ size_t ProjectFunctions::loadFolder(llvm::StringRef Dir) {
   return size();
 }
 
+size_t ProjectFunctions::loadFiles(llvm::ArrayRef<std::string> Paths) {
+  std::vector<std::pair<std::string, FunctionEffects>> Loaded;
+  for (const std::string &Path : Paths)
+    if (auto Buffer = llvm::MemoryBuffer::getFile(Path))
+      parseSummaryFile((*Buffer)->getBuffer(), Loaded);
+  add(Loaded);
+  return size();
+}
+
 void ProjectFunctions::add(
     const std::vector<std::pair<std::string, FunctionEffects>> &Unit) {
   std::lock_guard<std::mutex> Guard(Lock);

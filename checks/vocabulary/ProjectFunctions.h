@@ -107,6 +107,9 @@ public:
   /// Reads every `*.summaries` file of \p Dir (once per folder); returns
   /// the number of functions it holds afterwards.
   size_t loadFolder(llvm::StringRef Dir);
+  /// Reads the `*.summaries` files \p Paths that exist (a project's own
+  /// units'); returns the number of functions it holds afterwards.
+  size_t loadFiles(llvm::ArrayRef<std::string> Paths);
   /// Adds or replaces the summaries of one unit's functions.
   void add(const std::vector<std::pair<std::string, FunctionEffects>> &Unit);
   /// What \p FD does when another unit defines it (looked up by USR; the

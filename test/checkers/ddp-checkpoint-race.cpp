@@ -467,3 +467,44 @@ void lambda_called_everywhere(c10d::ProcessGroup &pg, Net &model) {
     save("best.pt");
   save("last.pt");
 }
+
+// OK: what decides the save comes from a function out of sight (defined in
+// another unit, no summary of it): it may be the rank, and the check cannot
+// show that every rank writes. The lambda is called in a class template as
+// written, where its call names the local that holds it.
+struct LaunchState {
+  bool active = false;
+  int r = 0;
+};
+LaunchState state_from_launcher();
+inline bool leads(const LaunchState &s) { return !s.active || s.r == 0; }
+
+template <class M> struct EpochTrainer {
+  M extra;
+  Net model;
+  c10d::ProcessGroup *pg = nullptr;
+  int epochs = 1;
+  void run() {
+    LaunchState launch = state_from_launcher();
+    auto save = [&](const std::string &name) {
+      std::string path = "runs/" + name;
+      torch::save(model, path);
+    };
+    for (int epoch = 0; epoch < epochs; ++epoch)
+      if (leads(launch) && epoch % 5 == 0)
+        save("best.pt");
+    if (leads(launch))
+      save("last.pt");
+    pg->barrier()->wait();
+  }
+  // Saved with nothing deciding it: every rank writes.
+  void run_unguarded() {
+    auto save = [&](const std::string &name) {
+      std::string path = "runs/" + name;
+      torch::save(model, path);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: every rank writes checkpoint 'path' at the same time{{.*}} [ddp-checkpoint-race]
+    };
+    save("last.pt");
+    pg->barrier()->wait();
+  }
+};
