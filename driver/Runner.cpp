@@ -296,7 +296,7 @@ runUnits(ArrayRef<std::string> Files,
     announcePreambles(Files, Compilations, MakeOptions, Options);
 
   if (Options.Cache) {
-    size_t Known = loadSummaries(*Options.Cache);
+    size_t Known = loadSummaries(*Options.Cache, Files);
     if (Options.Verbose && Known)
       Queue.Status.say("ddplint: " + std::to_string(Known) +
                        " function summaries of the project's units in the "

@@ -31,21 +31,28 @@ std::string summaryFolder(const FindingsCache &Cache) {
   return summaryFolder(Cache.directory());
 }
 
-std::string summaryFile(const FindingsCache &Cache, StringRef Unit) {
-  SmallString<256> Path(summaryFolder(Cache));
+std::string summaryFile(StringRef CacheDir, StringRef Unit) {
+  SmallString<256> Path(summaryFolder(CacheDir));
   sys::path::append(Path, utohexstr(xxHash64(Unit)) +
                               ".summaries");
   return std::string(Path);
 }
 
-} // namespace
-
-size_t loadSummaries(const FindingsCache &Cache) {
-  return loadSummaries(Cache.directory());
+std::string summaryFile(const FindingsCache &Cache, StringRef Unit) {
+  return summaryFile(Cache.directory(), Unit);
 }
 
-size_t loadSummaries(StringRef CacheDir) {
-  return ProjectFunctions::instance().loadFolder(summaryFolder(CacheDir));
+} // namespace
+
+size_t loadSummaries(const FindingsCache &Cache, ArrayRef<std::string> Units) {
+  return loadSummaries(Cache.directory(), Units);
+}
+
+size_t loadSummaries(StringRef CacheDir, ArrayRef<std::string> Units) {
+  std::vector<std::string> Files;
+  for (const std::string &Unit : Units)
+    Files.push_back(summaryFile(CacheDir, Unit));
+  return ProjectFunctions::instance().loadFiles(Files);
 }
 
 void publishSummaries(const UnitResult &R, const FindingsCache *Cache) {

@@ -20,6 +20,7 @@
 
 #include "Finding.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -28,11 +29,15 @@ namespace ddplint {
 
 class FindingsCache;
 
-/// Loads the summaries the cache holds; returns how many functions the
-/// store knows afterwards.
-size_t loadSummaries(const FindingsCache &Cache);
+/// Loads the summaries the cache holds of the units Units (the project's:
+/// a cache shared by several projects holds theirs too, whose functions
+/// may have the same names); returns how many functions the store knows
+/// afterwards.
+size_t loadSummaries(const FindingsCache &Cache,
+                     llvm::ArrayRef<std::string> Units);
 /// The same for the cache in folder CacheDir (the language server's).
-size_t loadSummaries(llvm::StringRef CacheDir);
+size_t loadSummaries(llvm::StringRef CacheDir,
+                     llvm::ArrayRef<std::string> Units);
 
 /// Adds R's summaries to the store and, with a cache, writes them there
 /// (only when they changed).

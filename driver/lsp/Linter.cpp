@@ -20,9 +20,6 @@ namespace ddplint::lsp {
 Linter::Linter(LinterOptions O) : Options(std::move(O)) {
   if (!Options.CacheDir.empty()) {
     Preambles.emplace(Options.CacheDir, /*Sharers=*/0);
-    // What the other units' functions do, as the last whole-project run
-    // summarised them.
-    loadSummaries(Options.CacheDir);
   }
   // Outside any database: C++17, as a LibTorch program needs at least.
   Fallback = std::make_unique<tooling::FixedCompilationDatabase>(
@@ -45,6 +42,11 @@ const tooling::CompilationDatabase &Linter::databaseFor(StringRef File,
             ? nullptr
             : tooling::CompilationDatabase::autoDetectFromDirectory(Dir, Why);
     if (DB) {
+      // What the other units' functions do, as the last whole-project run
+      // summarised them: the units of this database, not every project
+      // the cache has seen.
+      if (!Options.CacheDir.empty())
+        loadSummaries(Options.CacheDir, DB->getAllFiles());
       It->second = tooling::inferMissingCompileCommands(std::move(DB));
       Sources[Dir] = "the compile database in " + Dir;
     } else {
