@@ -27,6 +27,7 @@ namespace {
 // Bound-node ids.
 constexpr llvm::StringLiteral WorkCallId = "workCall";
 constexpr llvm::StringLiteral FunctionId = "function";
+constexpr llvm::StringLiteral ClassId = "class";
 
 /// A call that hands out pending work: one returning a c10d Work, or a
 /// non-blocking MPI collective writing a request.
@@ -290,6 +291,10 @@ void UnwaitedWorkCheck::registerMatchers(MatchFinder *Finder) {
                    hasBody(stmt(hasDescendant(callExpr()))))
           .bind(FunctionId),
       this);
+  Finder->addMatcher(cxxRecordDecl(isDefinition(),
+                                   unless(isExpansionInSystemHeader()))
+                         .bind(ClassId),
+                     this);
 }
 
 void UnwaitedWorkCheck::check(const MatchFinder::MatchResult &Result) {
@@ -297,6 +302,8 @@ void UnwaitedWorkCheck::check(const MatchFinder::MatchResult &Result) {
     checkDiscarded(*Call, *Result.Context);
   if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId))
     checkFunction(*Function, *Result.Context);
+  if (const auto *Class = Result.Nodes.getNodeAs<CXXRecordDecl>(ClassId))
+    checkRequestFields(*Class);
 }
 
 void UnwaitedWorkCheck::checkDiscarded(const CallExpr &Call,

@@ -26,6 +26,9 @@ public:
 private:
   void checkDiscarded(const CallExpr &Call, ASTContext &Context);
   void checkFunction(const FunctionDecl &Function, ASTContext &Context);
+  /// MPI requests kept in fields of \p Class that no method of it
+  /// completes (UnwaitedWorkFields.cpp).
+  void checkRequestFields(const CXXRecordDecl &Class);
   /// \p Tensor: the tensor read at \p Where; null for an optimizer step.
   void reportRace(const CallExpr &Collective, const VarDecl &Holder,
                   const Stmt &Where, const VarDecl *Tensor);

@@ -49,6 +49,13 @@ bool isWorkType(QualType T);
 /// `work->wait()`, `MPI_Wait(&req, ...)`, `MPI_Waitall(...)`.
 bool isWaitCall(const CallExpr &Call);
 
+/// What an MPI call does with the requests it is handed: starts one (the
+/// nonblocking `MPI_I*` calls, its last argument), completes them
+/// (`MPI_Wait*`, `MPI_Test*`), frees one without completing it
+/// (`MPI_Request_free`), or anything else.
+enum class RequestUse { Starts, Completes, Frees, Other };
+RequestUse mpiRequestUse(const CallExpr &Call);
+
 /// c10d process groups and backends (1.x `ProcessGroup`, 2.x `Backend`).
 bool isProcessGroupClass(const CXXRecordDecl &RD);
 

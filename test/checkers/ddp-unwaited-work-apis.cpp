@@ -86,3 +86,81 @@ void process_group_discarded(c10d::ProcessGroup &pg, std::vector<at::Tensor> &te
   // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: the Work returned by 'allreduce' is discarded
   // CHECK-MESSAGES: :[[@LINE-2]]:24: note: wait for the collective here
 }
+
+//===----------------------------------------------------------------------===//
+// MPI requests kept in an object's fields
+//===----------------------------------------------------------------------===//
+
+// A master that tells every worker the step, and sends the weights, with
+// requests kept in fields that no method completes: one is overwritten for
+// every worker, the other freed before its send is known to be done.
+class StepMaster {
+public:
+  StepMaster(int procs, int layers) : procs_(procs) {
+    sends_.resize(layers);
+    for (auto &row : sends_)
+      row.assign(procs, MPI_REQUEST_NULL);
+  }
+  void announce() {
+    for (int i = 1; i < procs_; ++i)
+      MPI_Isend(&step_, 1, MPI_INT, i, 0, MPI_COMM_WORLD, &step_req_);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: the request of 'MPI_Isend' kept in field 'step_req_' is never waited on or tested by any method of 'StepMaster'{{.*}} [ddp-unwaited-work]
+    ++step_;
+  }
+  void send_weights(double *weights, int count) {
+    for (size_t l = 0; l < sends_.size(); ++l)
+      for (int i = 1; i < procs_; ++i) {
+        if (sends_[l][i] != MPI_REQUEST_NULL)
+          MPI_Request_free(&sends_[l][i]);
+        MPI_Isend(weights, count, MPI_DOUBLE, i, 1, MPI_COMM_WORLD,
+                  &sends_[l][i]);
+        // CHECK-MESSAGES: :[[@LINE-2]]:9: warning: the request of 'MPI_Isend' kept in field 'sends_' is never waited on or tested by any method of 'StepMaster'{{.*}} [ddp-unwaited-work]
+      }
+  }
+
+private:
+  int procs_;
+  int step_ = 0;
+  MPI_Request step_req_ = MPI_REQUEST_NULL;
+  std::vector<std::vector<MPI_Request>> sends_;
+};
+
+// OK: another method tests the request before the buffer is read.
+class StepWorker {
+public:
+  void fetch() { MPI_Irecv(&next_, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req_); }
+  bool arrived() {
+    int done = 0;
+    MPI_Test(&req_, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  }
+
+private:
+  int next_ = 0;
+  MPI_Request req_ = MPI_REQUEST_NULL;
+};
+
+// OK: the request is handed to a helper, which may complete it.
+void finish(MPI_Request *req);
+class HandsOn {
+public:
+  void start(double *buf) {
+    MPI_Isend(buf, 4, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, &req_);
+    finish(&req_);
+  }
+
+private:
+  MPI_Request req_ = MPI_REQUEST_NULL;
+};
+
+// OK: a method defined out of sight may complete it.
+class OutOfSight {
+public:
+  void start(double *buf) {
+    MPI_Isend(buf, 4, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, &req_);
+  }
+  void finish();
+
+private:
+  MPI_Request req_ = MPI_REQUEST_NULL;
+};

@@ -1,0 +1,29 @@
+//===--- VocabularyRequests.cpp - what MPI does with its requests ---------===//
+
+#include "vocabulary/Collectives.h"
+#include "vocabulary/VocabularyInternal.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+namespace clang::tidy::ddp {
+
+collectives::RequestUse collectives::mpiRequestUse(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() || !isGlobalCFunction(*FD))
+    return RequestUse::Other;
+  llvm::StringRef Name = FD->getName();
+  if (Name.starts_with("MPI_I") && !Name.starts_with("MPI_Init") &&
+      !Name.starts_with("MPI_Info") && Name != "MPI_Iprobe" &&
+      Name != "MPI_Improbe")
+    return RequestUse::Starts;
+  return llvm::StringSwitch<RequestUse>(Name)
+      .Cases("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
+             RequestUse::Completes)
+      .Cases("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome",
+             RequestUse::Completes)
+      .Case("MPI_Request_get_status", RequestUse::Completes)
+      .Case("MPI_Request_free", RequestUse::Frees)
+      .Default(RequestUse::Other);
+}
+
+} // namespace clang::tidy::ddp
