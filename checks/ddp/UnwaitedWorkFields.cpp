@@ -13,6 +13,7 @@
 
 #include "analysis/ASTUtils.h"
 #include "vocabulary/Collectives.h"
+#include "vocabulary/LLVMCompat.h"
 #include "vocabulary/VocabularyHelpers.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -52,7 +53,8 @@ const FieldDecl *requestField(const Expr *E) {
 llvm::SmallVector<const FunctionDecl *, 8> definedMethods(const CXXRecordDecl &Class) {
   llvm::SmallVector<const FunctionDecl *, 8> Out;
   for (const CXXMethodDecl *M : Class.methods()) {
-    if (M->isImplicit() || M->isPure() || M->isDeleted() || M->isDefaulted())
+    if (M->isImplicit() || ddplint::compat::isPureVirtual(*M) || M->isDeleted() ||
+        M->isDefaulted())
       continue;
     const FunctionDecl *Def = M->getDefinition();
     if (!Def || !Def->getBody())
