@@ -38,7 +38,7 @@ TEST(FunctionEffectsTest, RoundTripsEveryEffect) {
   E.SavesPath = 1;
   E.SavesPlainFile = true;
   E.LoadsPath = 3;
-  E.StepsOptimizer = true;
+  E.StepsParameters = true;
   std::string Text = E.encode();
   EXPECT_EQ(Text, "collective=allreduce;op=sum;returns=rank;out0=rank;"
                   "out1=world;seed=param2;saves=param1:file;loads=param3;"
