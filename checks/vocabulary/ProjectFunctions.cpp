@@ -231,17 +231,13 @@ size_t ProjectFunctions::loadFolder(llvm::StringRef Dir) {
     if (!LoadedFolders.try_emplace(Dir, true).second)
       return ByUSR.size();
   }
-  std::vector<std::pair<std::string, FunctionEffects>> Loaded;
+  std::vector<std::string> Files;
   std::error_code EC;
   for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
-    if (llvm::sys::path::extension(It->path()) != ".summaries")
-      continue;
-    if (auto Buffer = llvm::MemoryBuffer::getFile(It->path()))
-      parseSummaryFile((*Buffer)->getBuffer(), Loaded);
-  }
-  add(Loaded);
-  return size();
+       It.increment(EC))
+    if (llvm::sys::path::extension(It->path()) == ".summaries")
+      Files.push_back(It->path());
+  return loadFiles(Files);
 }
 
 size_t ProjectFunctions::loadFiles(llvm::ArrayRef<std::string> Paths) {
