@@ -23,7 +23,8 @@ namespace ddplint {
 namespace {
 
 /// Bumped whenever the entry format or the meaning of a key changes.
-constexpr int64_t EntryFormat = 2; // 2: a result may be "vacuous"
+constexpr int64_t EntryFormat = 3; // 2: a result may be "vacuous";
+                                   // 3: dependency tables as text
 
 std::string hex64(uint64_t V) {
   return utohexstr(V, /*LowerCase=*/true, /*Width=*/16);
@@ -116,23 +117,46 @@ std::string FindingsCache::entryPath(StringRef Key) const {
 
 namespace {
 
-/// Describes each of Paths (sorted, without repeats) by size, modification
-/// time and content hash; None when one cannot be read.
-std::optional<json::Array> describe(std::vector<std::string> Paths) {
+/// Describes each of Paths (sorted, without repeats) in a dependency
+/// table: one row per file, "size mtime hash path", the path last (it may
+/// hold spaces). One string rather than an array of objects: a warm run
+/// reads thousands of rows, and building them as JSON objects was most of
+/// its time. None when a file cannot be read or a path holds a line break.
+std::optional<std::string> describe(std::vector<std::string> Paths) {
   std::sort(Paths.begin(), Paths.end());
   Paths.erase(std::unique(Paths.begin(), Paths.end()), Paths.end());
-  json::Array Deps;
+  std::string Table;
+  raw_string_ostream OS(Table);
   for (const std::string &P : Paths) {
     sys::fs::file_status Status;
     std::optional<std::string> Hash = hashFile(P);
-    if (sys::fs::status(P, Status) || !Hash)
+    if (sys::fs::status(P, Status) || !Hash ||
+        P.find_first_of("\n\r") != std::string::npos)
       return std::nullopt; // A file that vanished mid-run.
-    Deps.push_back(json::Object{{"path", P},
-                                {"size", static_cast<int64_t>(Status.getSize())},
-                                {"mtime", mtimeOf(Status)},
-                                {"hash", *Hash}});
+    OS << Status.getSize() << ' ' << mtimeOf(Status) << ' ' << *Hash << ' '
+       << P << '\n';
   }
-  return Deps;
+  return Table;
+}
+
+/// One row of a dependency table.
+struct DependencyRow {
+  uint64_t Size = 0;
+  int64_t MTime = 0;
+  StringRef Hash;
+  StringRef Path;
+};
+
+/// Parses Row; None when it is damaged.
+std::optional<DependencyRow> parseRow(StringRef Row) {
+  DependencyRow D;
+  auto [Size, Rest] = Row.split(' ');
+  auto [MTime, Rest2] = Rest.split(' ');
+  std::tie(D.Hash, D.Path) = Rest2.split(' ');
+  if (Size.getAsInteger(10, D.Size) || MTime.getAsInteger(10, D.MTime) ||
+      D.Hash.empty() || D.Path.empty())
+    return std::nullopt;
+  return D;
 }
 
 } // namespace
@@ -154,26 +178,24 @@ FindingsCache::FileNow FindingsCache::fileNow(StringRef Path, bool WantHash) {
   return F;
 }
 
-bool FindingsCache::unchanged(const json::Array &Deps, std::string &Why) {
-  for (const json::Value &D : Deps) {
-    const json::Object *O = D.getAsObject();
-    std::optional<StringRef> DepPath = O ? O->getString("path") : std::nullopt;
-    std::optional<int64_t> Size = O ? O->getInteger("size") : std::nullopt;
-    std::optional<int64_t> MTime = O ? O->getInteger("mtime") : std::nullopt;
-    std::optional<StringRef> Hash = O ? O->getString("hash") : std::nullopt;
-    if (!DepPath || !Size || !MTime || !Hash) {
+bool FindingsCache::unchanged(StringRef Table, std::string &Why) {
+  while (!Table.empty()) {
+    StringRef Row;
+    std::tie(Row, Table) = Table.split('\n');
+    std::optional<DependencyRow> D = parseRow(Row);
+    if (!D) {
       Why = "unreadable cache entry";
       return false;
     }
-    Why = DepPath->str() + " changed";
-    FileNow F = fileNow(*DepPath, /*WantHash=*/false);
-    if (!F.Exists || F.Size != static_cast<uint64_t>(*Size))
+    Why = D->Path.str() + " changed";
+    FileNow F = fileNow(D->Path, /*WantHash=*/false);
+    if (!F.Exists || F.Size != D->Size)
       return false;
-    if (F.MTime == *MTime)
+    if (F.MTime == D->MTime)
       continue;
     // Touched: the contents decide.
-    F = fileNow(*DepPath, /*WantHash=*/true);
-    if (!F.Hash || *F.Hash != *Hash)
+    F = fileNow(D->Path, /*WantHash=*/true);
+    if (!F.Hash || *F.Hash != D->Hash)
       return false;
   }
   Why.clear();
@@ -261,7 +283,8 @@ bool FindingsCache::sharedUnchanged(StringRef Name, std::string &Why) {
   if (New) {
     std::string Path = sharedPath(Name);
     std::optional<json::Value> Payload = readChecked(Path);
-    json::Array *Deps = Payload ? Payload->getAsArray() : nullptr;
+    std::optional<StringRef> Deps =
+        Payload ? Payload->getAsString() : std::nullopt;
     if (!Deps)
       It->second = "unreadable cache entry";
     else if (unchanged(*Deps, It->second))
@@ -281,7 +304,8 @@ std::optional<UnitResult> FindingsCache::lookup(StringRef Key,
   Why = "unreadable cache entry";
   std::optional<json::Value> Payload = readChecked(Path);
   const json::Object *P = Payload ? Payload->getAsObject() : nullptr;
-  const json::Array *Deps = P ? P->getArray("dependencies") : nullptr;
+  std::optional<StringRef> Deps =
+      P ? P->getString("dependencies") : std::nullopt;
   const json::Value *Result = P ? P->get("result") : nullptr;
   if (!Deps || !Result)
     return std::nullopt;
@@ -311,7 +335,7 @@ FindingsCache::storeShared(const std::vector<std::string> &Shared) {
   auto [It, New] = SharedStored.try_emplace(ListKey);
   if (New) {
     // Named by its contents: concurrent runs write the same bytes.
-    if (std::optional<json::Array> Deps = describe(Shared)) {
+    if (std::optional<std::string> Deps = describe(Shared)) {
       json::Value Payload(std::move(*Deps));
       std::string Text;
       raw_string_ostream(Text) << Payload;
@@ -340,7 +364,7 @@ void FindingsCache::store(StringRef Key, const UnitResult &Result,
       return;
     Payload["shared"] = *Name;
   }
-  std::optional<json::Array> Deps = describe(Dependencies);
+  std::optional<std::string> Deps = describe(Dependencies);
   if (!Deps)
     return; // Nothing safe to store.
   Payload["dependencies"] = std::move(*Deps);

@@ -9,7 +9,7 @@
 //
 // where <key> hashes the compile command, the configuration and the binary,
 // and the entry lists every file the unit read with its size, modification
-// time and content hash. A lookup re-checks each file (stat first, content
+// time and content hash, one text row per file. A lookup re-checks each file (stat first, content
 // hash when the stat changed), so touching a file without changing it costs
 // a hash, not an analysis. A unit that took a header from the SDK fallback
 // (SdkFallback.h) also lists the paths where the real header was looked for
@@ -104,9 +104,10 @@ private:
   /// Stats Path once a run (and hashes it once, when WantHash): the
   /// units of a project share most of their headers.
   FileNow fileNow(llvm::StringRef Path, bool WantHash);
-  /// True when every file Deps describes is as it was (stat first, content
-  /// hash when the stat changed); otherwise Why names the first that is not.
-  bool unchanged(const llvm::json::Array &Deps, std::string &Why);
+  /// True when every file of the dependency table is as it was (stat first,
+  /// content hash when the stat changed); otherwise Why names the first
+  /// that is not.
+  bool unchanged(llvm::StringRef Table, std::string &Why);
 
   std::string Dir;
   uint64_t SizeLimit;
