@@ -55,7 +55,7 @@ private:
   bool isBlocking(const CallExpr &Collective, const CollectiveInfo &Info,
                   const Stmt &Iteration, ASTContext &Context) const;
   bool isCoalesced(const Expr &Collective, const Stmt &Iteration,
-                   ASTContext &Context) const;
+                   ASTContext &Context);
 
   std::unique_ptr<CollectiveSites> Sites;
 };

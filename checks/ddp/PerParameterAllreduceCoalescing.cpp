@@ -4,8 +4,10 @@
 // of a parameter loop are fused into one launch: issued between the
 // brackets of a coalescing group (`ncclGroupStart()` / `ncclGroupEnd()`,
 // c10d's `startCoalescing()` / `endCoalescing()`, or helpers that wrap
-// them), unless the group only holds one parameter's calls on the devices
-// of one process.
+// them, as their summaries say), unless the group only holds one
+// parameter's calls on the devices of one process. Calls out of sight on
+// the collective's own object may be such brackets: the check then stays
+// silent.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,22 +25,47 @@ namespace clang::tidy::ddp {
 
 namespace {
 
-/// Whether \p Call opens (true) or closes (false) a coalescing group: itself
-/// (`ncclGroupStart()`), or a helper of this translation unit whose body
-/// does (`groupStart()` wrapping `ncclGroupStart()`).
-std::optional<bool> bracketOf(const CallExpr &Call) {
-  if (std::optional<bool> Open = collectives::coalescingBracket(Call))
-    return Open;
+/// The object a member call is made on (`handler->start()`: the variable
+/// or field `handler`, also a smart pointer); null for any other call.
+const ValueDecl *receiverOf(const Expr &E) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(&E);
+  const Expr *Object =
+      Call ? Call->getImplicitObjectArgument()->IgnoreParenImpCasts() : nullptr;
+  // Through a smart pointer: `handler_->start()`.
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Object);
+      Op && Op->getOperator() == OO_Arrow && Op->getNumArgs() == 1)
+    Object = Op->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Object))
+    return Ref->getDecl();
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(Object))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
+/// Whether \p Call opens (true) or closes (false) a coalescing group, as
+/// the summary of what it runs says (`ncclGroupStart()`, a helper that
+/// wraps it, here or in another unit). A call out of sight on the object
+/// the collective is made on may open one (`comm->start()` before
+/// `comm->all_reduce(g)`, with the handler's methods defined elsewhere):
+/// true, since the check cannot show that it does not (a call the
+/// vocabulary knows for a collective, a barrier say, is none).
+std::optional<bool> bracketOf(const CallExpr &Call, const Expr &Collective,
+                              FunctionSummaries &Summaries) {
+  FunctionEffects Effects = Summaries.ofCall(Call);
+  switch (Effects.Groups) {
+  case FunctionEffects::Group::Opens:
+    return true;
+  case FunctionEffects::Group::Closes:
+    return false;
+  case FunctionEffects::Group::None:
+    break;
+  }
   const FunctionDecl *Callee = Call.getDirectCallee();
-  const FunctionDecl *Def = Callee ? userDefinition(*Callee) : nullptr;
-  if (!Def || !Def->getBody())
-    return std::nullopt;
-  std::optional<bool> Found;
-  forEachCall(Def->getBody(), [&](const Expr *E) {
-    if (const auto *Inner = dyn_cast<CallExpr>(E); Inner && !Found)
-      Found = collectives::coalescingBracket(*Inner);
-  });
-  return Found;
+  const ValueDecl *Object = receiverOf(Call);
+  if (Callee && Object && !Effects.Communicates &&
+      Object == receiverOf(Collective) && Summaries.outOfSight(*Callee))
+    return true;
+  return std::nullopt;
 }
 
 /// Whether \p S lies inside \p Outer.
@@ -84,7 +111,7 @@ bool perDeviceCall(const Expr &Collective, const Stmt &Iteration,
 
 bool PerParameterAllreduceCheck::isCoalesced(const Expr &Collective,
                                              const Stmt &Iteration,
-                                             ASTContext &Context) const {
+                                             ASTContext &Context) {
   // The function around the collective (not a lambda inside it).
   const FunctionDecl *Function = nullptr;
   DynTypedNode Node = DynTypedNode::create(Collective);
@@ -106,7 +133,7 @@ bool PerParameterAllreduceCheck::isCoalesced(const Expr &Collective,
     const auto *Call = N.getNodeAs<CallExpr>("call");
     // A group opened and closed once per parameter around the devices of
     // one process fuses nothing across parameters.
-    std::optional<bool> Open = bracketOf(*Call);
+    std::optional<bool> Open = bracketOf(*Call, Collective, summaries(Context));
     if (Open && !(*Open && PerDevice && liesWithin(*Call, Iteration, Context)))
       (*Open ? Opens : Closes).push_back(Call);
   }

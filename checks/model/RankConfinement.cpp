@@ -46,7 +46,7 @@ bool RankConfinement::readsOutOfSight(const Expr *E, unsigned Depth) const {
       return;
     if (const auto *Call = dyn_cast<CallExpr>(S)) {
       const FunctionDecl *FD = Call->getDirectCallee();
-      Found = FD && !inSystemHeader(*FD) && !Summaries.known(*FD);
+      Found = FD && Summaries.outOfSight(*FD);
     } else if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
       const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
       Found = V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&

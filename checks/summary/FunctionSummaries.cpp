@@ -111,6 +111,10 @@ bool FunctionSummaries::known(const FunctionDecl &FD) {
   return It->second.has_value();
 }
 
+bool FunctionSummaries::outOfSight(const FunctionDecl &FD) {
+  return !inSystemHeader(FD) && !known(FD);
+}
+
 const FunctionEffects &FunctionSummaries::of(const FunctionDecl &FD) {
   static const FunctionEffects Nothing;
   const FunctionDecl *Def = definitionOrPattern(FD);
@@ -179,6 +183,9 @@ void FunctionSummaries::addCallEffects(const FunctionDecl &Def,
       return;
     FunctionEffects Callee = ofCall(*Call);
     E.StepsParameters |= Callee.StepsParameters;
+    // The first bracket it reaches decides what it does to a group.
+    if (E.Groups == FunctionEffects::Group::None)
+      E.Groups = Callee.Groups;
     if (Callee.Seeds != FunctionEffects::Seeding::None) {
       // The last seed before the function returns decides.
       const Expr *Value = Callee.Seeds == FunctionEffects::Seeding::Parameter
@@ -364,6 +371,9 @@ FunctionEffects FunctionSummaries::ofCall(const CallExpr &Call) {
   E.LoadsPath =
       parameterOfArgument(Call, checkpoints::checkpointLoadPath(Call));
   E.StepsParameters = Vocab.isOptimizerStep(Call);
+  if (std::optional<bool> Open = collectives::coalescingBracket(Call))
+    E.Groups =
+        *Open ? FunctionEffects::Group::Opens : FunctionEffects::Group::Closes;
   if (Vocab.returnsRank(Call))
     E.Returned |= FunctionEffects::FromRank;
   if (Vocab.returnsWorldSize(Call))

@@ -52,6 +52,11 @@ public:
   const FunctionEffects &of(const FunctionDecl &FD);
   /// Whether \p FD has a summary: a body here or one from its own unit.
   bool known(const FunctionDecl &FD);
+  /// Whether \p FD is out of sight: the project's (not a system
+  /// header's), with no body here and no summary from its own unit. What
+  /// it does is not known; a question it could answer either way is left
+  /// unanswered (a pure virtual method is out of sight too).
+  bool outOfSight(const FunctionDecl &FD);
 
   /// The effects of one call: the vocabulary's for an SDK or LibTorch call,
   /// the callee's summary for the project's own functions.

@@ -135,6 +135,11 @@ bool decodeField(llvm::StringRef Key, llvm::StringRef Value,
     return E.StepsParameters = true;
   if (Key == "broadcasts")
     return E.BroadcastsParameters = true;
+  if (Key == "group" && (Value == "open" || Value == "close")) {
+    E.Groups = Value == "open" ? FunctionEffects::Group::Opens
+                               : FunctionEffects::Group::Closes;
+    return true;
+  }
   return false;
 }
 
@@ -147,7 +152,7 @@ bool FunctionEffects::operator==(const FunctionEffects &O) const {
          LoadsPath == O.LoadsPath && SavesPlainFile == O.SavesPlainFile &&
          LoadsPlainFile == O.LoadsPlainFile &&
          SavesOnSomeRanks == O.SavesOnSomeRanks && StepsParameters == O.StepsParameters &&
-         BroadcastsParameters == O.BroadcastsParameters;
+         BroadcastsParameters == O.BroadcastsParameters && Groups == O.Groups;
 }
 
 std::string FunctionEffects::encode() const {
@@ -178,6 +183,8 @@ std::string FunctionEffects::encode() const {
     Fields.push_back("steps");
   if (BroadcastsParameters)
     Fields.push_back("broadcasts");
+  if (Groups != Group::None)
+    Fields.push_back(Groups == Group::Opens ? "group=open" : "group=close");
   return llvm::join(Fields, ";");
 }
 

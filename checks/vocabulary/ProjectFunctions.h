@@ -82,6 +82,11 @@ struct FunctionEffects {
   /// Whether it broadcasts a module's parameters (every replica then holds
   /// the root's values).
   bool BroadcastsParameters = false;
+  /// Whether it opens or closes a coalescing group (`ncclGroupStart()`,
+  /// c10d's `startCoalescing()`, or a function that calls one first): the
+  /// collectives issued between the two are fused into one launch.
+  enum class Group : uint8_t { None, Opens, Closes };
+  Group Groups = Group::None;
 
   bool empty() const { return *this == FunctionEffects(); }
   bool operator==(const FunctionEffects &Other) const;

@@ -39,10 +39,11 @@ TEST(FunctionEffectsTest, RoundTripsEveryEffect) {
   E.SavesPlainFile = true;
   E.LoadsPath = 3;
   E.StepsParameters = true;
+  E.Groups = FunctionEffects::Group::Closes;
   std::string Text = E.encode();
   EXPECT_EQ(Text, "collective=allreduce;op=sum;returns=rank;out0=rank;"
                   "out1=world;seed=param2;saves=param1:file;loads=param3;"
-                  "steps");
+                  "steps;group=close");
   std::optional<FunctionEffects> Back = FunctionEffects::decode(Text);
   ASSERT_TRUE(Back.has_value());
   EXPECT_EQ(*Back, E);
@@ -68,6 +69,7 @@ TEST(FunctionEffectsTest, RefusesWhatIsNoEncoding) {
   EXPECT_FALSE(FunctionEffects::decode("returns=rnk"));
   EXPECT_FALSE(FunctionEffects::decode("saves=path"));
   EXPECT_FALSE(FunctionEffects::decode("flies"));
+  EXPECT_FALSE(FunctionEffects::decode("group=maybe"));
 }
 
 TEST(ProjectFunctionsTest, AnswersByUSRAndRecordsTheQuestion) {
