@@ -47,8 +47,9 @@ const ValueDecl *receiverOf(const Expr &E) {
 /// wraps it, here or in another unit). A call out of sight on the object
 /// the collective is made on may open one (`comm->start()` before
 /// `comm->all_reduce(g)`, with the handler's methods defined elsewhere):
-/// true, since the check cannot show that it does not (a call the
-/// vocabulary knows for a collective, a barrier say, is none).
+/// true, since the check cannot show that it does not. Only a call made
+/// for its effect (returning nothing) that the vocabulary knows nothing of
+/// is such a bracket: a barrier or a `comm.rank()` is none.
 std::optional<bool> bracketOf(const CallExpr &Call, const Expr &Collective,
                               FunctionSummaries &Summaries) {
   FunctionEffects Effects = Summaries.ofCall(Call);
@@ -62,8 +63,9 @@ std::optional<bool> bracketOf(const CallExpr &Call, const Expr &Collective,
   }
   const FunctionDecl *Callee = Call.getDirectCallee();
   const ValueDecl *Object = receiverOf(Call);
-  if (Callee && Object && !Effects.Communicates &&
-      Object == receiverOf(Collective) && Summaries.outOfSight(*Callee))
+  if (Callee && Callee->getReturnType()->isVoidType() && Object &&
+      Effects.empty() && Object == receiverOf(Collective) &&
+      Summaries.outOfSight(*Callee))
     return true;
   return std::nullopt;
 }

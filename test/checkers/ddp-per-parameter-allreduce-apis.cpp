@@ -442,6 +442,7 @@ struct CommHandler {
   virtual void start() = 0;
   virtual void finish() = 0;
   virtual void all_reduce(torch::Tensor &t, c10d::ReduceOp op) = 0;
+  virtual int rank() const = 0;
 };
 struct StepTimer {
   void start();
@@ -468,5 +469,18 @@ void flush_after_timer(CommHandler &handler, StepTimer &timer, Net &model) {
     handler.all_reduce(grad, c10d::ReduceOp::SUM);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking allreduce per parameter
     // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+  }
+}
+
+// A query out of sight on the same object (its rank, used in a condition)
+// is no bracket: it opens no group.
+void flush_and_report(CommHandler &handler, Net &model) {
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    handler.all_reduce(grad, c10d::ReduceOp::SUM);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+    if (handler.rank() == 0)
+      grad.zero_();
   }
 }
