@@ -128,10 +128,11 @@ std::optional<std::string> describe(std::vector<std::string> Paths) {
   std::string Table;
   raw_string_ostream OS(Table);
   for (const std::string &P : Paths) {
+    if (P.find_first_of("\n\r") != std::string::npos)
+      return std::nullopt; // A path no row can hold.
     sys::fs::file_status Status;
     std::optional<std::string> Hash = hashFile(P);
-    if (sys::fs::status(P, Status) || !Hash ||
-        P.find_first_of("\n\r") != std::string::npos)
+    if (sys::fs::status(P, Status) || !Hash)
       return std::nullopt; // A file that vanished mid-run.
     OS << Status.getSize() << ' ' << mtimeOf(Status) << ' ' << *Hash << ' '
        << P << '\n';
@@ -187,16 +188,17 @@ bool FindingsCache::unchanged(StringRef Table, std::string &Why) {
       Why = "unreadable cache entry";
       return false;
     }
-    Why = D->Path.str() + " changed";
     FileNow F = fileNow(D->Path, /*WantHash=*/false);
-    if (!F.Exists || F.Size != D->Size)
+    bool Same = F.Exists && F.Size == D->Size;
+    if (Same && F.MTime != D->MTime) {
+      // Touched: the contents decide.
+      F = fileNow(D->Path, /*WantHash=*/true);
+      Same = F.Hash && *F.Hash == D->Hash;
+    }
+    if (!Same) {
+      Why = D->Path.str() + " changed";
       return false;
-    if (F.MTime == D->MTime)
-      continue;
-    // Touched: the contents decide.
-    F = fileNow(D->Path, /*WantHash=*/true);
-    if (!F.Hash || *F.Hash != D->Hash)
-      return false;
+    }
   }
   Why.clear();
   return true;

@@ -25,48 +25,58 @@ namespace clang::tidy::ddp {
 
 namespace {
 
-/// The object a member call is made on (`handler->start()`: the variable
-/// or field `handler`, also a smart pointer); null for any other call.
-const ValueDecl *receiverOf(const Expr &E) {
+/// The object a member call is made on, as the variable or field that
+/// holds it and, for a field of another object, that object's variable
+/// (`handler->start()`, also through a smart pointer; `a.comm->start()`
+/// and `b.comm->start()` are two objects); none for any other call.
+using Receiver = std::pair<const ValueDecl *, const ValueDecl *>;
+std::optional<Receiver> receiverOf(const Expr &E) {
   const auto *Call = dyn_cast<CXXMemberCallExpr>(&E);
   const Expr *Object =
       Call ? Call->getImplicitObjectArgument()->IgnoreParenImpCasts() : nullptr;
-  // Through a smart pointer: `handler_->start()`.
   if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Object);
       Op && Op->getOperator() == OO_Arrow && Op->getNumArgs() == 1)
     Object = Op->getArg(0)->IgnoreParenImpCasts();
   if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Object))
-    return Ref->getDecl();
-  if (const auto *Member = dyn_cast_or_null<MemberExpr>(Object))
-    return Member->getMemberDecl();
-  return nullptr;
+    return Receiver{Ref->getDecl(), nullptr};
+  const auto *Member = dyn_cast_or_null<MemberExpr>(Object);
+  if (!Member)
+    return std::nullopt;
+  const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+  if (isa<CXXThisExpr>(Base))
+    return Receiver{Member->getMemberDecl(), nullptr};
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Base))
+    return Receiver{Member->getMemberDecl(), Ref->getDecl()};
+  return std::nullopt;
 }
 
-/// Whether \p Call opens (true) or closes (false) a coalescing group, as
-/// the summary of what it runs says (`ncclGroupStart()`, a helper that
-/// wraps it, here or in another unit). A call out of sight on the object
-/// the collective is made on may open one (`comm->start()` before
-/// `comm->all_reduce(g)`, with the handler's methods defined elsewhere):
-/// true, since the check cannot show that it does not. Only a call made
-/// for its effect (returning nothing) that the vocabulary knows nothing of
-/// is such a bracket: a barrier or a `comm.rank()` is none.
-std::optional<bool> bracketOf(const CallExpr &Call, const Expr &Collective,
-                              FunctionSummaries &Summaries) {
+/// What a call does to a coalescing group.
+enum class Bracket { Opens, Closes, Unknown };
+
+/// What \p Call does to a coalescing group, as the summary of what it runs
+/// says (`ncclGroupStart()`, a helper that wraps it, here or in another
+/// unit). Unknown: a call out of sight on the object the collective is made
+/// on (`comm->start()` before `comm->all_reduce(g)`, the handler's methods
+/// pure virtual or defined elsewhere) may open or close one. Only a call
+/// made for its effect (returning nothing) that the vocabulary knows
+/// nothing of is such a bracket: a barrier or a `comm.rank()` is none.
+std::optional<Bracket> bracketOf(const CallExpr &Call, const Expr &Collective,
+                                 FunctionSummaries &Summaries) {
   FunctionEffects Effects = Summaries.ofCall(Call);
   switch (Effects.Groups) {
   case FunctionEffects::Group::Opens:
-    return true;
+    return Bracket::Opens;
   case FunctionEffects::Group::Closes:
-    return false;
+    return Bracket::Closes;
   case FunctionEffects::Group::None:
     break;
   }
   const FunctionDecl *Callee = Call.getDirectCallee();
-  const ValueDecl *Object = receiverOf(Call);
+  std::optional<Receiver> Object = receiverOf(Call);
   if (Callee && Callee->getReturnType()->isVoidType() && Object &&
       Effects.empty() && Object == receiverOf(Collective) &&
       Summaries.outOfSight(*Callee))
-    return true;
+    return Bracket::Unknown;
   return std::nullopt;
 }
 
@@ -128,23 +138,36 @@ bool PerParameterAllreduceCheck::isCoalesced(const Expr &Collective,
   }
   if (!Function || !Function->getBody())
     return false;
-  llvm::SmallVector<const Stmt *, 4> Opens, Closes;
+  llvm::SmallVector<const Stmt *, 4> Opens, Closes, Unknown;
   bool PerDevice = perDeviceCall(Collective, Iteration, Context);
   for (const BoundNodes &N : match(findAll(callExpr().bind("call")),
                                    *Function->getBody(), Context)) {
     const auto *Call = N.getNodeAs<CallExpr>("call");
+    std::optional<Bracket> B = bracketOf(*Call, Collective, summaries(Context));
+    bool Within = B && liesWithin(*Call, Iteration, Context);
     // A group opened and closed once per parameter around the devices of
-    // one process fuses nothing across parameters.
-    std::optional<bool> Open = bracketOf(*Call, Collective, summaries(Context));
-    if (Open && !(*Open && PerDevice && liesWithin(*Call, Iteration, Context)))
-      (*Open ? Opens : Closes).push_back(Call);
+    // one process fuses nothing across parameters; a call out of sight
+    // inside the loop (`comm->synchronize()`) brackets no group around it.
+    if (!B || (*B == Bracket::Opens && PerDevice && Within) ||
+        (*B == Bracket::Unknown && Within))
+      continue;
+    (*B == Bracket::Opens    ? Opens
+     : *B == Bracket::Closes ? Closes
+                             : Unknown)
+        .push_back(Call);
   }
-  if (Opens.empty())
+  if (Opens.empty() && Unknown.empty())
     return false;
   Reachability Flow(Function, Function->getBody(), Context);
-  return llvm::any_of(Opens, [&](const Stmt *Open) {
+  auto Reaches = [&](const Stmt *Open) {
     return Flow.reachable(Open, &Collective, Closes);
-  });
+  };
+  // Out of sight: one call before the collective and one after it.
+  return llvm::any_of(Opens, Reaches) ||
+         (llvm::any_of(Unknown, Reaches) &&
+          llvm::any_of(Unknown, [&](const Stmt *After) {
+            return Flow.reachable(&Collective, After, {});
+          }));
 }
 
 } // namespace clang::tidy::ddp

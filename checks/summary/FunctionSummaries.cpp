@@ -177,15 +177,18 @@ void FunctionSummaries::addOrigins(const FunctionDecl &Def,
 
 void FunctionSummaries::addCallEffects(const FunctionDecl &Def,
                                        FunctionEffects &E) {
+  // Brackets opened and not closed: a helper that opens and closes its own
+  // group leaves none open for its caller.
+  int GroupBalance = 0;
   forEachCall(Def.getBody(), [&](const Expr *Node) {
     const auto *Call = dyn_cast<CallExpr>(Node);
     if (!Call)
       return;
     FunctionEffects Callee = ofCall(*Call);
     E.StepsParameters |= Callee.StepsParameters;
-    // The first bracket it reaches decides what it does to a group.
-    if (E.Groups == FunctionEffects::Group::None)
-      E.Groups = Callee.Groups;
+    GroupBalance += Callee.Groups == FunctionEffects::Group::Opens    ? 1
+                    : Callee.Groups == FunctionEffects::Group::Closes ? -1
+                                                                      : 0;
     if (Callee.Seeds != FunctionEffects::Seeding::None) {
       // The last seed before the function returns decides.
       const Expr *Value = Callee.Seeds == FunctionEffects::Seeding::Parameter
@@ -214,6 +217,9 @@ void FunctionSummaries::addCallEffects(const FunctionDecl &Def,
             Callee.SavesOnSomeRanks || underRankCondition(Def, *Call);
     }
   });
+  E.Groups = GroupBalance > 0   ? FunctionEffects::Group::Opens
+             : GroupBalance < 0 ? FunctionEffects::Group::Closes
+                                : FunctionEffects::Group::None;
 }
 
 void FunctionSummaries::addFileAccesses(const FunctionDecl &Def,

@@ -152,7 +152,8 @@ bool FunctionEffects::operator==(const FunctionEffects &O) const {
          LoadsPath == O.LoadsPath && SavesPlainFile == O.SavesPlainFile &&
          LoadsPlainFile == O.LoadsPlainFile &&
          SavesOnSomeRanks == O.SavesOnSomeRanks && StepsParameters == O.StepsParameters &&
-         BroadcastsParameters == O.BroadcastsParameters && Groups == O.Groups;
+         BroadcastsParameters == O.BroadcastsParameters &&
+         Groups == O.Groups;
 }
 
 std::string FunctionEffects::encode() const {

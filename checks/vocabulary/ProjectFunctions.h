@@ -82,9 +82,10 @@ struct FunctionEffects {
   /// Whether it broadcasts a module's parameters (every replica then holds
   /// the root's values).
   bool BroadcastsParameters = false;
-  /// Whether it opens or closes a coalescing group (`ncclGroupStart()`,
-  /// c10d's `startCoalescing()`, or a function that calls one first): the
-  /// collectives issued between the two are fused into one launch.
+  /// Whether it leaves a coalescing group opened or closes one it did not
+  /// open (`ncclGroupStart()`, c10d's `startCoalescing()`, or a function
+  /// that calls more of one than of the other): the collectives issued
+  /// between the two are fused into one launch.
   enum class Group : uint8_t { None, Opens, Closes };
   Group Groups = Group::None;
 

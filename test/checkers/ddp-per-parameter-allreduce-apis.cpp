@@ -443,6 +443,8 @@ struct CommHandler {
   virtual void finish() = 0;
   virtual void all_reduce(torch::Tensor &t, c10d::ReduceOp op) = 0;
   virtual int rank() const = 0;
+  virtual void synchronize() = 0;
+  virtual void set_timeout(int seconds) = 0;
 };
 struct StepTimer {
   void start();
@@ -482,5 +484,66 @@ void flush_and_report(CommHandler &handler, Net &model) {
     // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
     if (handler.rank() == 0)
       grad.zero_();
+  }
+}
+
+// Out of sight inside the loop: a call after each all-reduce brackets no
+// group around the loop.
+void flush_and_synchronize(CommHandler &handler, Net &model) {
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    handler.all_reduce(grad, c10d::ReduceOp::SUM);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+    handler.synchronize();
+  }
+}
+
+// One call out of sight before the loop and none after it: no pair of
+// brackets around the collectives.
+void flush_after_setting_up(CommHandler &handler, Net &model) {
+  handler.set_timeout(30);
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    handler.all_reduce(grad, c10d::ReduceOp::SUM);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+  }
+}
+
+// Brackets on another object's handler are not this handler's.
+struct Pipeline {
+  std::shared_ptr<CommHandler> handler_;
+};
+void flush_through_other_handler(Pipeline &first, Pipeline &second,
+                                 Net &model) {
+  first.handler_->start();
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    second.handler_->all_reduce(grad, c10d::ReduceOp::SUM);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+  }
+  first.handler_->finish();
+}
+
+// A helper that opens and closes a group of its own leaves none open for
+// the loop after it.
+void sync_buffers(std::vector<float *> &buffers, size_t count, ncclComm_t comm,
+                  cudaStream_t stream) {
+  ncclGroupStart();
+  for (float *b : buffers)
+    ncclAllReduce(b, b, count, ncclFloat, ncclSum, comm, stream);
+  ncclGroupEnd();
+}
+void sync_after_buffers(Net &model, std::vector<float *> &buffers,
+                        ncclComm_t comm, cudaStream_t stream) {
+  sync_buffers(buffers, 16, comm, stream);
+  for (auto &p : model->parameters()) {
+    auto grad = p.grad();
+    ncclAllReduce(grad.data_ptr(), grad.data_ptr(), grad.numel(), ncclFloat,
+                  ncclSum, comm, stream);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: one allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-5]]:3: note: loop over the parameters here
   }
 }

@@ -49,6 +49,13 @@ TEST(FunctionEffectsTest, RoundTripsEveryEffect) {
   EXPECT_EQ(*Back, E);
 }
 
+TEST(FunctionEffectsTest, AGroupLeftOpen) {
+  std::optional<FunctionEffects> E = FunctionEffects::decode("group=open");
+  ASSERT_TRUE(E.has_value());
+  EXPECT_EQ(E->Groups, FunctionEffects::Group::Opens);
+  EXPECT_EQ(E->encode(), "group=open");
+}
+
 TEST(FunctionEffectsTest, NothingIsTheEmptyText) {
   EXPECT_EQ(FunctionEffects().encode(), "");
   std::optional<FunctionEffects> Back = FunctionEffects::decode("");
