@@ -9,9 +9,9 @@
 //
 // where <key> hashes the compile command, the configuration and the binary,
 // and the entry lists every file the unit read with its size, modification
-// time and content hash, a text row each. A lookup re-checks each file (stat first, content
-// hash when the stat changed), so touching a file without changing it costs
-// a hash, not an analysis. A unit that took a header from the SDK fallback
+// time and content hash, a text row each. A lookup re-checks each file
+// (stat first, content hash when the stat changed), so touching a file
+// without changing it costs a hash, not an analysis. A unit that took a header from the SDK fallback
 // (SdkFallback.h) also lists the paths where the real header was looked for
 // and missing; the entry is stale once one of them exists.
 //

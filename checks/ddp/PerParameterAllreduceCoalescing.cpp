@@ -15,6 +15,7 @@
 
 #include "analysis/ASTUtils.h"
 #include "analysis/Reachability.h"
+#include "vocabulary/VocabularyHelpers.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -33,20 +34,14 @@ using Receiver = std::pair<const ValueDecl *, const ValueDecl *>;
 std::optional<Receiver> receiverOf(const Expr &E) {
   const auto *Call = dyn_cast<CXXMemberCallExpr>(&E);
   const Expr *Object =
-      Call ? Call->getImplicitObjectArgument()->IgnoreParenImpCasts() : nullptr;
-  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(Object);
-      Op && Op->getOperator() == OO_Arrow && Op->getNumArgs() == 1)
-    Object = Op->getArg(0)->IgnoreParenImpCasts();
-  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Object))
-    return Receiver{Ref->getDecl(), nullptr};
-  const auto *Member = dyn_cast_or_null<MemberExpr>(Object);
-  if (!Member)
-    return std::nullopt;
-  const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
-  if (isa<CXXThisExpr>(Base))
-    return Receiver{Member->getMemberDecl(), nullptr};
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(Base))
-    return Receiver{Member->getMemberDecl(), Ref->getDecl()};
+      Call ? stripObjectWrappers(peelHandle(Call->getImplicitObjectArgument()))
+           : nullptr;
+  // A field of another object: `first.handler_`.
+  if (const auto *Member = dyn_cast_or_null<MemberExpr>(Object))
+    if (const ValueDecl *Owner = handleDecl(Member->getBase()))
+      return Receiver{Member->getMemberDecl(), Owner};
+  if (const ValueDecl *Held = referencedDecl(Object))
+    return Receiver{Held, nullptr};
   return std::nullopt;
 }
 
