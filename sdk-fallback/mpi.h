@@ -171,6 +171,8 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
               MPI_Request* request);
 int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request* request);
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm* newintercomm);
 
 /* Completion of non-blocking operations. */
 int MPI_Wait(MPI_Request* request, MPI_Status* status);

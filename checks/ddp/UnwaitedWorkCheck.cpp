@@ -392,11 +392,15 @@ void UnwaitedWorkCheck::reportRace(const CallExpr &Collective,
 
 void UnwaitedWorkCheck::reportNeverWaited(const CallExpr &Collective,
                                           const VarDecl &Holder) {
+  // A send or receive has buffers, not tensors, and its request leaks.
+  bool Transfer = Vocab.isPointToPoint(Collective);
   diag(Collective.getExprLoc(),
        "the work of %0 kept in %1 is never waited for: nothing orders the "
-       "collective before later reads of its tensors or the optimizer "
-       "step; wait on %1 before the tensors are used")
-      << Collective.getDirectCallee() << &Holder;
+       "%select{collective before later reads of its tensors|transfer before "
+       "later uses of its buffer}2 or the optimizer step%select{|, and the "
+       "request leaks}2; wait on %1 before the %select{tensors are|buffer "
+       "is}2 used")
+      << Collective.getDirectCallee() << &Holder << Transfer;
 }
 
 void UnwaitedWorkCheck::reportStreamRace(const StreamRace &Race) {

@@ -118,7 +118,9 @@ public:
   /// rank's call is matched by another's.
   bool isPointToPoint(const CallExpr &Call) const;
 
-  /// For a non-blocking MPI collective (`MPI_Iallreduce(..., &req)`): the
+  /// For a nonblocking MPI call, collective or point-to-point
+  /// (`MPI_Iallreduce(..., &req)`, `MPI_Isend(..., &req)`), and an
+  /// asynchronous collective of the MPI family named in the options: the
   /// argument that receives its request; null otherwise.
   const Expr *requestArgument(const CallExpr &Call) const;
 

@@ -267,6 +267,7 @@ bool CollectiveVocabulary::isPointToPoint(const CallExpr &Call) const {
          llvm::StringSwitch<bool>(Name)
              .Cases("MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", true)
              .Cases("MPI_Ssend", "MPI_Issend", "MPI_Bsend", "MPI_Rsend", true)
+             .Cases("MPI_Ibsend", "MPI_Irsend", true)
              .Cases("MPI_Sendrecv", "MPI_Sendrecv_replace", true)
              .Cases("ncclSend", "ncclRecv", true)
              .Default(false);
@@ -467,6 +468,8 @@ const Expr *collectives::waitedObject(const CallExpr &Call) {
 }
 
 const Expr *CollectiveVocabulary::requestArgument(const CallExpr &Call) const {
+  if (collectives::mpiRequestUse(Call) == collectives::RequestUse::Starts)
+    return Call.getArg(Call.getNumArgs() - 1);
   std::optional<CollectiveInfo> C = classifyCollective(Call);
   if (!C || C->Api != CollectiveApi::Mpi || !C->Asynchronous ||
       Call.getNumArgs() == 0)

@@ -12,10 +12,14 @@ collectives::RequestUse collectives::mpiRequestUse(const CallExpr &Call) {
   if (!FD || !FD->getDeclName().isIdentifier() || !isGlobalCFunction(*FD))
     return RequestUse::Other;
   llvm::StringRef Name = FD->getName();
-  if (Name.starts_with("MPI_I") && !Name.starts_with("MPI_Init") &&
-      !Name.starts_with("MPI_Info") && Name != "MPI_Iprobe" &&
-      Name != "MPI_Improbe")
-    return RequestUse::Starts;
+  // The nonblocking calls, collectives and point-to-point alike, write the
+  // request through their last parameter (`MPI_Intercomm_create` and
+  // `MPI_Iprobe` start with the same letters and write none).
+  if (Name.starts_with("MPI_I") && FD->getNumParams() > 0) {
+    QualType Last = FD->getParamDecl(FD->getNumParams() - 1)->getType();
+    if (Last->isPointerType() && isWorkType(Last->getPointeeType()))
+      return RequestUse::Starts;
+  }
   return llvm::StringSwitch<RequestUse>(Name)
       .Cases("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
              RequestUse::Completes)

@@ -164,3 +164,55 @@ public:
 private:
   MPI_Request req_ = MPI_REQUEST_NULL;
 };
+
+// Point-to-point requests kept in locals are followed like a collective's:
+// a coordinator that posts one send per worker every step into one request
+// and never completes any of them.
+void post_index_every_step(int steps, int workers, float *w) {
+  MPI_Request req;
+  float part = 0;
+  for (int i = 0; i < steps; ++i) {
+    int idx = i % 7;
+    for (int r = 0; r < workers; ++r)
+      MPI_Isend(&idx, 1, MPI_INT, r, 0, MPI_COMM_WORLD, &req);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: the work of 'MPI_Isend' kept in 'req' is never waited for: nothing orders the transfer before later uses of its buffer or the optimizer step, and the request leaks; wait on 'req' before the buffer is used [ddp-unwaited-work]
+    MPI_Recv(&part, 1, MPI_FLOAT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    w[idx] -= 0.1f * part;
+  }
+}
+
+// OK: one request per worker, all completed at once.
+void post_and_wait_all(int workers, const float *w) {
+  std::vector<MPI_Request> reqs(workers);
+  for (int r = 0; r < workers; ++r)
+    MPI_Isend(w, 4, MPI_FLOAT, r, 0, MPI_COMM_WORLD, &reqs[r]);
+  MPI_Waitall(workers, reqs.data(), MPI_STATUSES_IGNORE);
+}
+
+// OK: a receive polled with MPI_Test until it completes.
+float poll_until_received() {
+  float incoming = 0;
+  MPI_Request req;
+  int done = 0;
+  MPI_Irecv(&incoming, 1, MPI_FLOAT, 0, 0, MPI_COMM_WORLD, &req);
+  while (!done)
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+  return incoming;
+}
+
+// OK: a request freed at once is handed on to MPI, which completes it; the
+// buffer outlives the call.
+void fire_and_forget(const float *w) {
+  MPI_Request req;
+  MPI_Isend(w, 4, MPI_FLOAT, 1, 0, MPI_COMM_WORLD, &req);
+  MPI_Request_free(&req);
+}
+
+// OK: a call that starts with the same letters but writes a communicator,
+// not a request.
+MPI_Comm bridge(MPI_Comm local) {
+  MPI_Comm inter;
+  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1, 0, &inter);
+  return inter;
+}
