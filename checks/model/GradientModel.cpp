@@ -132,11 +132,10 @@ void GradientModel::findGradientWork() {
           if (Target && IsGradientCollective(*U, Value))
             if (const ValueDecl *D = rootDecl(Target))
               GradientWork.insert(D);
-          // MPI_Iallreduce(..., &request): the request is the last argument.
-          std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call);
-          if (Info && Info->Api == CollectiveApi::Mpi && Info->Asynchronous &&
-              Call->getNumArgs() > 0 && isGradientCollective(*U, *Call))
-            if (const ValueDecl *D = handleDecl(Call->getArg(Call->getNumArgs() - 1)))
+          // MPI_Iallreduce(..., &request).
+          if (const Expr *Request = Vocab.requestArgument(*Call);
+              Request && isGradientCollective(*U, *Call))
+            if (const ValueDecl *D = handleDecl(Request))
               GradientWork.insert(D);
         }
       }

@@ -248,8 +248,15 @@ private:
   /// declaration, a range-for, an assignment, a return; a call.
   void propagateStatement(CodeUnit &U, const Stmt *S, bool &Changed);
   /// What is added to or subtracted from parameters (`w -= lr * g`,
-  /// `w = w + update`) is a gradient step: it holds the gradient role.
+  /// `w = w + update`) is a gradient step: it holds the gradient role. A
+  /// snapshot of the same parameters is not: `w -= w0` makes w what the
+  /// steps since the snapshot did.
   void propagateUpdate(CodeUnit &U, const Stmt *S, bool &Changed);
+  /// Whether \p Copy holds a snapshot of \p Of taken in U: filled from it
+  /// by a raw copy (`memcpy(w0, w, n)`), or initialised or assigned from
+  /// it, whole or element by element (`w0 = w`, `w0[i] = w[i]`).
+  bool isSnapshotOf(const CodeUnit &U, const ValueDecl *Copy,
+                    const ValueDecl *Of) const;
   void propagateCall(CodeUnit &U, const CallExpr &Call, bool &Changed);
   bool orRole(llvm::DenseMap<const ValueDecl *, unsigned> &Map,
               const ValueDecl *D, unsigned Bits);

@@ -404,9 +404,33 @@ void GradientModel::propagateUpdate(CodeUnit &U, const Stmt *S,
        !namedAsParameters(Target)))
     return;
   forEachStmt(Update->second, [&](const Stmt *Part) {
-    if (isa<DeclRefExpr, MemberExpr>(Part) &&
-        rootDecl(cast<Expr>(Part)) != Target)
+    if (!isa<DeclRefExpr, MemberExpr>(Part))
+      return;
+    const ValueDecl *Root = rootDecl(cast<Expr>(Part));
+    if (Root != Target && !isSnapshotOf(U, Root, Target))
       storeRole(U, cast<Expr>(Part), GradientRole, Changed);
+  });
+}
+
+bool GradientModel::isSnapshotOf(const CodeUnit &U, const ValueDecl *Copy,
+                                 const ValueDecl *Of) const {
+  if (!Copy || !Of)
+    return false;
+  auto From = [&](const Expr *Destination, const Expr *Source) {
+    return rootDecl(Destination) == Copy && rootDecl(Source) == Of;
+  };
+  return llvm::any_of(U.Stmts, [&](const Stmt *S) {
+    if (const auto *Var = dyn_cast<VarDecl>(Copy);
+        Var && isa<DeclStmt>(S) && Var->getInit() &&
+        llvm::is_contained(cast<DeclStmt>(S)->decls(), Var))
+      return rootDecl(Var->getInit()) == Of;
+    BinaryOperatorKind Kind = BO_Comma;
+    if (auto Assigned = binaryOperands(dyn_cast<Expr>(S), Kind);
+        Assigned && Kind == BO_Assign)
+      return From(Assigned->first, Assigned->second);
+    const auto *Call = dyn_cast<CallExpr>(S);
+    std::optional<RawCopy> Raw = Call ? flow::rawDataCopy(*Call) : std::nullopt;
+    return Raw && From(Raw->Destination, Raw->Source);
   });
 }
 

@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include <cstring>
 #include <vector>
 
 using Matrix = std::vector<std::vector<float>>;
@@ -294,4 +295,39 @@ void average_after_training(std::vector<std::vector<double>> &params) {
     for (double &v : p)
       v /= size;
   }
+}
+
+// A parameter server over local SGD: each rank turns its weights into what
+// its steps since the epoch's snapshot did (`weights -= weights_copy`), and
+// the root applies the sum of every rank's update to the snapshot. The sum
+// of updates is the scheme, not gradients summed N times over.
+void train_shard(double *weights, int n);
+void apply_every_workers_update(double *weights, int n, int rank, int epochs) {
+  std::vector<double> weights_copy(n), received(n);
+  for (int e = 0; e < epochs; ++e) {
+    MPI_Bcast(weights, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    std::memcpy(weights_copy.data(), weights, n * sizeof(double));
+    train_shard(weights, n);
+    for (int i = 0; i < n; ++i)
+      weights[i] -= weights_copy[i];
+    MPI_Reduce(weights, received.data(), n, MPI_DOUBLE, MPI_SUM, 0,
+               MPI_COMM_WORLD);
+    if (rank == 0)
+      for (int i = 0; i < n; ++i)
+        weights[i] = weights_copy[i] + received[i];
+  }
+}
+
+// The same update by a buffer copied from another array, not from the
+// weights, is a gradient step: its sum is reported.
+void grads_into(const double *weights, double *out, int n);
+void step_with_copied_buffer(double *weights, int n, double lr) {
+  std::vector<double> scratch(n), step(n);
+  grads_into(weights, scratch.data(), n);
+  std::memcpy(step.data(), scratch.data(), n * sizeof(double));
+  MPI_Allreduce(MPI_IN_PLACE, step.data(), n, MPI_DOUBLE, MPI_SUM,
+                MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-2]]:3: warning: 'MPI_Allreduce' sums the gradients over all ranks{{.*}} [ddp-unaveraged-allreduce]
+  for (int i = 0; i < n; ++i)
+    weights[i] -= lr * step[i];
 }
