@@ -154,15 +154,17 @@ bool calledInLoop(const FunctionDecl &Function, ASTContext &Context) {
   return Found;
 }
 
-/// Whether a collective of kind \p K, issued once per parameter, brings the
-/// ranks' values together (an all-reduce, a reduction or a gather to one
-/// rank, whose result goes back out): the same question whether the loop
-/// issues it or a helper it calls does. Synchronising a parameter itself
-/// (model averaging) each step costs the same; a broadcast or scatter of
-/// each parameter hands out a start, once, and a barrier carries nothing.
-bool syncsValues(CollectiveKind K) {
-  return K != CollectiveKind::Broadcast && K != CollectiveKind::Barrier &&
-         K != CollectiveKind::Scatter;
+/// What a collective of kind \p K, issued once per parameter, does with the
+/// ranks' values, the same question whether the loop issues it or a helper
+/// it calls does: a barrier carries nothing; a broadcast or scatter hands
+/// one rank's values out, which costs a round per tensor only where its
+/// loop runs again and again (a start at start-up is paid once), like a
+/// sync of the parameters' values themselves; anything else (an all-reduce,
+/// a reduction or a gather, whose result goes back out) brings them
+/// together.
+bool carriesValues(CollectiveKind K) { return K != CollectiveKind::Barrier; }
+bool handsOut(CollectiveKind K) {
+  return K == CollectiveKind::Broadcast || K == CollectiveKind::Scatter;
 }
 
 /// Whether the parameter loop \p Origin runs more than once: inside another
@@ -271,7 +273,6 @@ bool PerParameterAllreduceCheck::isBlocking(const CallExpr &Collective,
 }
 
 PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
-                                                    bool SyncsParameters,
                                                     ASTContext &Context) const {
   PerParameterSite Site;
   const Stmt *Child = &Call;
@@ -282,10 +283,10 @@ PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
     if (const auto *Loop = dyn_cast<CXXForRangeStmt>(Parent)) {
       const VarDecl *Element = Loop->getLoopVariable();
       bool OverParameters = training::parameterLoopVariable(*Loop);
-      bool Named = !OverParameters && SyncsParameters;
+      bool Named = !OverParameters;
       if (Child == Loop->getBody() && Element &&
           (carriesInArguments(Call, *Element,
-                              OverParameters && SyncsParameters,
+                              OverParameters,
                               *Loop->getBody()) ||
            (Named && carriesIterationTensorInArguments(*Loop, Call))))
         Site = {Loop->getBody(), Loop, false,
@@ -294,7 +295,7 @@ PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
     } else if (const auto *For = dyn_cast<ForStmt>(Parent)) {
       // An index or iterator loop over layers or gradient buffers of the
       // project's own (`nabla_w[i]`, `layers[i]->params[j]`).
-      if (Child == For->getBody() && SyncsParameters &&
+      if (Child == For->getBody() &&
           carriesIterationTensorInArguments(*For, Call))
         Site = {For->getBody(), For, false,
                 !carriesIterationGradientInArguments(*For, Call)};
@@ -341,9 +342,13 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
     Info = collectives::classifyUnresolvedCollective(*Collective, Unresolved);
   if (!Info)
     return;
-  bool SyncsParameters = syncsValues(Info->Kind);
-  PerParameterSite Site = siteOf(*Collective, SyncsParameters, Context);
-  if (!Site.Iteration || isCoalesced(*Collective, *Site.Iteration, Context) ||
+  if (!carriesValues(Info->Kind))
+    return;
+  PerParameterSite Site = siteOf(*Collective, Context);
+  if (!Site.Iteration)
+    return;
+  Site.ValuesOnly |= handsOut(Info->Kind);
+  if (isCoalesced(*Collective, *Site.Iteration, Context) ||
       (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
     return;
   report(*Collective, nullptr, Info->Kind,
@@ -391,9 +396,11 @@ void PerParameterAllreduceCheck::checkHelperSite(const Expr &Call,
   if (!What.Kind)
     return;
   CollectiveKind Kind = *What.Kind;
-  if (!syncsValues(Kind))
+  if (!carriesValues(Kind))
     return;
-  PerParameterSite Site = siteOf(Call, /*SyncsParameters=*/true, Context);
+  PerParameterSite Site = siteOf(Call, Context);
+  if (Site.Iteration)
+    Site.ValuesOnly |= handsOut(Kind);
   if (!Site.Iteration || Site.IsHook ||
       isCoalesced(Call, *Site.Iteration, Context) ||
       (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
@@ -411,6 +418,16 @@ void PerParameterAllreduceCheck::report(const Expr &Call,
                                         const FunctionDecl *Helper,
                                         CollectiveKind Kind, bool Blocking,
                                         const PerParameterSite &Site) {
+  if (handsOut(Kind))
+    diag(Call.getBeginLoc(),
+         "%select{|%2 issues }1one %select{|blocking }3%0 per parameter in a "
+         "loop that runs again and again: every round hands out one tensor "
+         "with its own launch and latency; flatten the tensors into one "
+         "buffer (torch::cat, one %0, copy back), use broadcast_coalesced, "
+         "or hand them out once")
+        << collectiveKindName(Kind) << (Helper != nullptr) << Helper
+        << Blocking;
+  else
   diag(Call.getBeginLoc(),
        "%select{|%3 issues }2one %select{%0 per parameter: each tensor is a "
        "separate collective with its own launch and latency, even when the "

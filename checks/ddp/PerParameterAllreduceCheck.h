@@ -24,8 +24,9 @@ struct PerParameterSite {
   const Stmt *Iteration = nullptr; // the code run once per parameter
   const Stmt *Origin = nullptr;    // the loop, or the register_hook call
   bool IsHook = false;
-  /// The parameters' values are synchronised, not their gradients: a model
-  /// average, which may run once (at start-up, after training).
+  /// The parameters' values are synchronised or handed out, not their
+  /// gradients: a model average or a start, which may run once (at
+  /// start-up, after training).
   bool ValuesOnly = false;
 };
 
@@ -38,8 +39,7 @@ public:
 private:
   /// The loop or hook that runs \p Call once per parameter, with the
   /// parameter (or its gradient) among its arguments; empty when none does.
-  PerParameterSite siteOf(const Expr &Call, bool SyncsParameters,
-                          ASTContext &Context) const;
+  PerParameterSite siteOf(const Expr &Call, ASTContext &Context) const;
   /// A call of a helper of this translation unit that issues a collective.
   void checkHelper(const CallExpr &Call, ASTContext &Context);
   /// A call clang could not type-check, whose candidates (functions of this

@@ -561,3 +561,42 @@ void false_negative_timed_flush(CommHandler &handler, Net &model) {
   }
   handler.stop_timer();
 }
+
+// A homegrown Adam whose root's step is handed out every step: one blocking
+// broadcast per parameter tensor, from a function the
+// training loop calls. Start-up broadcasts are paid once; these are paid
+// every step.
+struct HandTensor {
+  float *data;
+  int numel;
+};
+struct HandAdam {
+  HandTensor **params;
+  HandTensor *m;
+  int count;
+};
+void hand_adam_step(HandAdam &opt) {
+  for (int i = 0; i < opt.count; ++i) {
+    HandTensor *param = opt.params[i];
+    MPI_Bcast(param->data, param->numel, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: one blocking broadcast per parameter in a loop that runs again and again: every round hands out one tensor with its own launch and latency; flatten the tensors into one buffer (torch::cat, one broadcast, copy back), use broadcast_coalesced, or hand them out once [ddp-per-parameter-allreduce]
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+  }
+}
+void hand_train(HandAdam &opt, int steps) {
+  for (int s = 0; s < steps; ++s)
+    hand_adam_step(opt);
+}
+
+// The start-up helper of the negative above, called in the epoch loop: the
+// parameters are handed out again every epoch, one round each.
+void rebroadcast_every_epoch(torch::nn::Module &model, int epochs) {
+  for (int e = 0; e < epochs; ++e)
+    for (auto &p : model.parameters()) {
+      torch::Tensor w = p.detach();
+      broadcast_one(w);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'broadcast_one' issues one blocking broadcast per parameter in a loop that runs again and again
+      // CHECK-MESSAGES: :[[@LINE-4]]:5: note: loop over the parameters here
+      // CHECK-MESSAGES: :[[@LINE-171]]:3: note: the collective is issued here, inside 'broadcast_one'
+    }
+}
