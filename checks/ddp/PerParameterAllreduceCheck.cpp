@@ -125,16 +125,34 @@ bool carriesIterationGradientInArguments(const Stmt &Loop, const Expr &Call) {
   });
 }
 
-/// Whether \p S runs more than once where it stands: inside a loop, or in
-/// a lambda (which runs where it is called). Top receives the outermost
-/// statement of its function otherwise.
+/// Whether \p Inner names a variable the loop \p Loop declares (its
+/// range-for element, the counters of its init): the loop then walks what
+/// Inner works on (`for (auto &m : modules) for (auto &p : m->parameters())`,
+/// `for (auto &layer : layers) sync(layer)`), it does not repeat it.
+bool walksWith(const Stmt &Loop, const Stmt &Inner) {
+  llvm::SmallPtrSet<const Decl *, 4> Declared;
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop))
+    Declared.insert(Range->getLoopVariable());
+  else if (const auto *For = dyn_cast<ForStmt>(&Loop))
+    if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
+      Declared.insert(Init->decl_begin(), Init->decl_end());
+  return containsWhere(&Inner, [&](const Stmt *S) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    return Ref && Declared.contains(Ref->getDecl());
+  });
+}
+
+/// Whether \p S runs more than once where it stands: inside a loop that
+/// does not walk with it, or in a lambda (which runs where it is called).
+/// Top receives the outermost statement of its function otherwise.
 bool repeatsWithin(const Stmt &S, ASTContext &Context, const Stmt *&Top) {
   Top = &S;
   for (unsigned Depth = 0; Depth < 128; ++Depth) {
     const Stmt *Parent = parentStmtAcrossDecls(*Top, Context);
     if (!Parent)
       return false;
-    if (isLoopStmt(Parent) || isa<LambdaExpr>(Parent))
+    if ((isLoopStmt(Parent) && !walksWith(*Parent, S)) ||
+        isa<LambdaExpr>(Parent))
       return true;
     Top = Parent;
   }
@@ -345,11 +363,7 @@ void PerParameterAllreduceCheck::check(const MatchFinder::MatchResult &Result) {
   if (!carriesValues(Info->Kind))
     return;
   PerParameterSite Site = siteOf(*Collective, Context);
-  if (!Site.Iteration)
-    return;
-  Site.ValuesOnly |= handsOut(Info->Kind);
-  if (isCoalesced(*Collective, *Site.Iteration, Context) ||
-      (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
+  if (!reportable(*Collective, Info->Kind, Site, Context))
     return;
   report(*Collective, nullptr, Info->Kind,
          isBlocking(*Collective, *Info, *Site.Iteration, Context), Site);
@@ -399,13 +413,20 @@ void PerParameterAllreduceCheck::checkHelperSite(const Expr &Call,
   if (!carriesValues(Kind))
     return;
   PerParameterSite Site = siteOf(Call, Context);
-  if (Site.Iteration)
-    Site.ValuesOnly |= handsOut(Kind);
-  if (!Site.Iteration || Site.IsHook ||
-      isCoalesced(Call, *Site.Iteration, Context) ||
-      (Site.ValuesOnly && !runsRepeatedly(*Site.Origin, Context)))
+  if (Site.IsHook || !reportable(Call, Kind, Site, Context))
     return;
   report(Call, What.Callee, Kind, Blocking, Site);
+}
+
+bool PerParameterAllreduceCheck::reportable(const Expr &Call,
+                                            CollectiveKind Kind,
+                                            PerParameterSite &Site,
+                                            ASTContext &Context) {
+  if (!Site.Iteration)
+    return false;
+  Site.ValuesOnly |= handsOut(Kind);
+  return !isCoalesced(Call, *Site.Iteration, Context) &&
+         (!Site.ValuesOnly || runsRepeatedly(*Site.Origin, Context));
 }
 
 CollectiveSites &PerParameterAllreduceCheck::sites(ASTContext &Context) {
@@ -418,16 +439,10 @@ void PerParameterAllreduceCheck::report(const Expr &Call,
                                         const FunctionDecl *Helper,
                                         CollectiveKind Kind, bool Blocking,
                                         const PerParameterSite &Site) {
-  if (handsOut(Kind))
-    diag(Call.getBeginLoc(),
-         "%select{|%2 issues }1one %select{|blocking }3%0 per parameter in a "
-         "loop that runs again and again: every round hands out one tensor "
-         "with its own launch and latency; flatten the tensors into one "
-         "buffer (torch::cat, one %0, copy back), use broadcast_coalesced, "
-         "or hand them out once")
-        << collectiveKindName(Kind) << (Helper != nullptr) << Helper
-        << Blocking;
-  else
+  if (handsOut(Kind)) {
+    reportHandedOut(Call, Helper, Kind, Blocking, Site);
+    return;
+  }
   diag(Call.getBeginLoc(),
        "%select{|%3 issues }2one %select{%0 per parameter: each tensor is a "
        "separate collective with its own launch and latency, even when the "
@@ -439,6 +454,27 @@ void PerParameterAllreduceCheck::report(const Expr &Call,
        "back), use allreduce_coalesced, or a data-parallel wrapper that "
        "buckets gradients}1")
       << collectiveKindName(Kind) << Blocking << (Helper != nullptr) << Helper;
+  reportPlaces(Helper, Site);
+}
+
+void PerParameterAllreduceCheck::reportHandedOut(
+    const Expr &Call, const FunctionDecl *Helper, CollectiveKind Kind,
+    bool Blocking, const PerParameterSite &Site) {
+  diag(Call.getBeginLoc(),
+       "%select{|%2 issues }1one %select{|blocking }3%0 per parameter in a "
+       "loop that runs again and again: every round hands out one tensor "
+       "with its own launch and latency; flatten the tensors into one "
+       "buffer (torch::cat, one %0, copy back)%select{, use "
+       "broadcast_coalesced|}4, or hand them out once")
+      << collectiveKindName(Kind) << (Helper != nullptr) << Helper << Blocking
+      << (Kind == CollectiveKind::Scatter);
+  reportPlaces(Helper, Site);
+}
+
+/// The notes of a finding: the loop or hook, and where a helper issues the
+/// collective.
+void PerParameterAllreduceCheck::reportPlaces(const FunctionDecl *Helper,
+                                              const PerParameterSite &Site) {
   diag(Site.Origin->getBeginLoc(),
        Site.IsHook ? "hook registered on each parameter here"
                    : "loop over the parameters here",

@@ -52,6 +52,18 @@ private:
   /// null when \p Call is the collective.
   void report(const Expr &Call, const FunctionDecl *Helper,
               CollectiveKind Kind, bool Blocking, const PerParameterSite &Site);
+  /// A broadcast or scatter of each parameter in a loop that runs again
+  /// and again.
+  void reportHandedOut(const Expr &Call, const FunctionDecl *Helper,
+                       CollectiveKind Kind, bool Blocking,
+                       const PerParameterSite &Site);
+  void reportPlaces(const FunctionDecl *Helper, const PerParameterSite &Site);
+  /// Whether a collective of kind \p Kind that \p Site runs once per
+  /// parameter is reported: not in a coalescing group, and, for values
+  /// synchronised or handed out (not gradients), in a loop that runs again
+  /// and again.
+  bool reportable(const Expr &Call, CollectiveKind Kind, PerParameterSite &Site,
+                  ASTContext &Context);
   bool isBlocking(const CallExpr &Collective, const CollectiveInfo &Info,
                   const Stmt &Iteration, ASTContext &Context) const;
   bool isCoalesced(const Expr &Collective, const Stmt &Iteration,

@@ -35,6 +35,17 @@ bool isOneOf(llvm::StringRef Name, std::initializer_list<llvm::StringRef> Names)
   return llvm::is_contained(Names, Name);
 }
 
+/// A nonblocking send (`MPI_Isend`, `MPI_Issend`, ...): it only reads its
+/// buffer.
+bool sendsOnly(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() ||
+      collectives::mpiRequestUse(Call) != collectives::RequestUse::Starts)
+    return false;
+  llvm::StringRef Name = FD->getName();
+  return Name.ends_with("send") && !Name.contains("recv");
+}
+
 bool producesWork(const CallExpr &Call, const Vocabulary &Vocab) {
   if (isa<CXXOperatorCallExpr>(Call) || Call.isCallToStdMove())
     return false;
@@ -358,8 +369,11 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
     HolderCompletion Done = completionOf(*Local, Events, Context);
     if (escapes(*Local, Done.Accounted, Body, Context))
       continue;
+    // A pending send may be read (MPI 3.0); only its completion matters.
     std::vector<PendingUse> Uses =
-        pendingUses(*Store.Call, Events.Steps, Body, Vocab, Context);
+        sendsOnly(*Store.Call)
+            ? std::vector<PendingUse>()
+            : pendingUses(*Store.Call, Events.Steps, Body, Vocab, Context);
     if (std::optional<PendingUse> Race =
             racingUse(Store, Uses, Done.Completions, Flow, Context))
       reportRace(*Store.Call, *Local, *Race->Where, Race->Tensor);
@@ -392,15 +406,17 @@ void UnwaitedWorkCheck::reportRace(const CallExpr &Collective,
 
 void UnwaitedWorkCheck::reportNeverWaited(const CallExpr &Collective,
                                           const VarDecl &Holder) {
-  // A send or receive has buffers, not tensors, and its request leaks.
-  bool Transfer = Vocab.isPointToPoint(Collective);
+  // A send or receive has a buffer, not tensors; an MPI request that is
+  // never completed also leaks.
+  bool Transfer = !Vocab.classifyCollective(Collective);
+  bool Leaks = Vocab.requestArgument(Collective) != nullptr;
   diag(Collective.getExprLoc(),
        "the work of %0 kept in %1 is never waited for: nothing orders the "
        "%select{collective before later reads of its tensors|transfer before "
        "later uses of its buffer}2 or the optimizer step%select{|, and the "
-       "request leaks}2; wait on %1 before the %select{tensors are|buffer "
+       "request leaks}3; wait on %1 before the %select{tensors are|buffer "
        "is}2 used")
-      << Collective.getDirectCallee() << &Holder << Transfer;
+      << Collective.getDirectCallee() << &Holder << Transfer << Leaks;
 }
 
 void UnwaitedWorkCheck::reportStreamRace(const StreamRace &Race) {

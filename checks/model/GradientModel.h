@@ -59,6 +59,9 @@ enum TensorRole : unsigned {
   ParameterRole = 2, // parameters, or their data
 };
 
+/// What a statement does to a buffer (GradientModel::copyWrite).
+enum class CopyWrite { None, FromOf, Other };
+
 class GradientModel {
 public:
   /// \p Skipped: the source ranges the preprocessor skipped (`#ifdef`-gated
@@ -252,11 +255,18 @@ private:
   /// snapshot of the same parameters is not: `w -= w0` makes w what the
   /// steps since the snapshot did.
   void propagateUpdate(CodeUnit &U, const Stmt *S, bool &Changed);
-  /// Whether \p Copy holds a snapshot of \p Of taken in U: filled from it
-  /// by a raw copy (`memcpy(w0, w, n)`), or initialised or assigned from
-  /// it, whole or element by element (`w0 = w`, `w0[i] = w[i]`).
+  /// Whether \p Copy holds a snapshot of \p Of taken in U before \p Update:
+  /// filled from it by a raw copy (`memcpy(w0, w, n)`), or initialised or
+  /// assigned from it, whole or element by element (`w0 = w`,
+  /// `w0[i] = w[i]`), and written nowhere else in U (no other assignment
+  /// or copy into it, no collective on it, no function of the project
+  /// handed it to write).
   bool isSnapshotOf(const CodeUnit &U, const ValueDecl *Copy,
-                    const ValueDecl *Of) const;
+                    const ValueDecl *Of, const Stmt &Update) const;
+  /// What \p S does to \p Copy: fills it from \p Of, writes it otherwise,
+  /// or neither.
+  CopyWrite copyWrite(const CodeUnit &U, const Stmt *S,
+                           const ValueDecl *Copy, const ValueDecl *Of) const;
   void propagateCall(CodeUnit &U, const CallExpr &Call, bool &Changed);
   bool orRole(llvm::DenseMap<const ValueDecl *, unsigned> &Map,
               const ValueDecl *D, unsigned Bits);

@@ -331,3 +331,17 @@ void step_with_copied_buffer(double *weights, int n, double lr) {
   for (int i = 0; i < n; ++i)
     weights[i] -= lr * step[i];
 }
+
+// A copy of the weights made only to have a buffer of their size, then
+// filled with gradients by a function of the project: no snapshot, and its
+// sum is reported.
+void gradient_into(const std::vector<double> &weights, double *out);
+void buffer_sized_like_weights(std::vector<double> &weights, double lr) {
+  std::vector<double> grad = weights;
+  gradient_into(weights, grad.data());
+  MPI_Allreduce(MPI_IN_PLACE, grad.data(), (int)grad.size(), MPI_DOUBLE,
+                MPI_SUM, MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-2]]:3: warning: 'MPI_Allreduce' sums the gradients over all ranks{{.*}} [ddp-unaveraged-allreduce]
+  for (size_t i = 0; i < weights.size(); ++i)
+    weights[i] -= lr * grad[i];
+}
