@@ -153,4 +153,19 @@ const Expr *subscriptBase(const Expr *E) {
   return nullptr;
 }
 
+std::optional<std::pair<const Expr *, const Expr *>>
+binaryOperands(const Expr *E, BinaryOperatorKind &Kind) {
+  E = E ? stripObjectWrappers(E) : nullptr;
+  if (const auto *Binary = dyn_cast_or_null<BinaryOperator>(E)) {
+    Kind = Binary->getOpcode();
+    return std::make_pair(Binary->getLHS(), Binary->getRHS());
+  }
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+      Op && Op->getNumArgs() == 2 && Op->getOperator() != OO_Subscript) {
+    Kind = BinaryOperator::getOverloadedOpcode(Op->getOperator());
+    return std::make_pair(Op->getArg(0), Op->getArg(1));
+  }
+  return std::nullopt;
+}
+
 } // namespace clang::tidy::ddp

@@ -20,6 +20,9 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <optional>
+#include <utility>
+
 namespace clang::tidy::ddp {
 
 /// Whether \p S is, or contains, a statement satisfying \p P.
@@ -146,6 +149,11 @@ const LambdaExpr *lambdaOf(const Expr *E);
 /// The container a subscript reads: `v` in `v[i]`, for built-in arrays and
 /// overloaded `operator[]` alike; null for anything else.
 const Expr *subscriptBase(const Expr *E);
+
+/// The two operands of \p E when it is `a op b`, built in or overloaded
+/// (after stripObjectWrappers); \p Kind receives op. None otherwise.
+std::optional<std::pair<const Expr *, const Expr *>>
+binaryOperands(const Expr *E, BinaryOperatorKind &Kind);
 
 } // namespace clang::tidy::ddp
 
