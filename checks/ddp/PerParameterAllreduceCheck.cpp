@@ -126,20 +126,37 @@ bool carriesIterationGradientInArguments(const Stmt &Loop, const Expr &Call) {
 }
 
 /// Whether \p Inner names a variable the loop \p Loop declares (its
-/// range-for element, the counters of its init): the loop then walks what
-/// Inner works on (`for (auto &m : modules) for (auto &p : m->parameters())`,
-/// `for (auto &layer : layers) sync(layer)`), it does not repeat it.
+/// range-for element, the counters of its init), or a local of its body
+/// made from one (`auto ws = layer->get_weights();`): the loop then walks
+/// what Inner works on (`for (auto &m : modules) for (auto &p :
+/// m->parameters())`, `for (auto &layer : layers) sync(layer)`), it does
+/// not repeat it.
 bool walksWith(const Stmt &Loop, const Stmt &Inner) {
-  llvm::SmallPtrSet<const Decl *, 4> Declared;
-  if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop))
+  llvm::SmallPtrSet<const Decl *, 8> Declared;
+  const Stmt *Body = nullptr;
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop)) {
     Declared.insert(Range->getLoopVariable());
-  else if (const auto *For = dyn_cast<ForStmt>(&Loop))
+    Body = Range->getBody();
+  } else if (const auto *For = dyn_cast<ForStmt>(&Loop)) {
     if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
       Declared.insert(Init->decl_begin(), Init->decl_end());
-  return containsWhere(&Inner, [&](const Stmt *S) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(S);
-    return Ref && Declared.contains(Ref->getDecl());
+    Body = For->getBody();
+  }
+  auto Names = [&](const Stmt *Where) {
+    return containsWhere(Where, [&](const Stmt *S) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(S);
+      return Ref && Declared.contains(Ref->getDecl());
+    });
+  };
+  // Locals of the body, in order, made from what the loop walks.
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *Decls = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : Decls->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D);
+            Var && Var->getInit() && Names(Var->getInit()))
+          Declared.insert(Var);
   });
+  return Names(&Inner);
 }
 
 /// Whether \p S runs more than once where it stands: inside a loop that

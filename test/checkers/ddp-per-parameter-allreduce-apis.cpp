@@ -619,3 +619,26 @@ void negative_startup_helper_per_module(
   for (auto &m : modules)
     broadcast_module(*m);
 }
+
+// The same start-up walk over a homegrown network, each layer's weights
+// taken into a local first: the local is made from what the outer loop
+// walks.
+struct HandOutput {
+  float *get_ptr();
+  int get_size();
+};
+struct HandWeight {
+  HandOutput *get_output_tensor();
+};
+struct HandLayer {
+  std::vector<HandWeight *> get_weights();
+};
+void negative_startup_over_layer_locals(std::vector<HandLayer *> &layers) {
+  for (HandLayer *layer : layers) {
+    std::vector<HandWeight *> weights = layer->get_weights();
+    for (HandWeight *weight : weights) {
+      HandOutput *out = weight->get_output_tensor();
+      MPI_Bcast(out->get_ptr(), out->get_size(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    }
+  }
+}
