@@ -52,6 +52,9 @@ private:
   /// null when \p Call is the collective.
   void report(const Expr &Call, const FunctionDecl *Helper,
               CollectiveKind Kind, bool Blocking, const PerParameterSite &Site);
+  /// Whether a collective of kind \p K hands one rank's values out (a
+  /// broadcast or scatter) rather than bringing the ranks' together.
+  static bool handsOut(CollectiveKind K);
   /// A broadcast or scatter of each parameter in a loop that runs again
   /// and again.
   void reportHandedOut(const Expr &Call, const FunctionDecl *Helper,
