@@ -126,11 +126,13 @@ bool carriesIterationGradientInArguments(const Stmt &Loop, const Expr &Call) {
 }
 
 /// Whether \p Inner names a variable the loop \p Loop declares (its
-/// range-for element, the counters of its init), or a local of its body
-/// made from one (`auto ws = layer->get_weights();`): the loop then walks
-/// what Inner works on (`for (auto &m : modules) for (auto &p :
-/// m->parameters())`, `for (auto &layer : layers) sync(layer)`), it does
-/// not repeat it.
+/// range-for element, the counters of its init), a local of its body made
+/// from one (`auto ws = layer->get_weights();`), or a local of its body
+/// made from nothing outside the loop (`Net model(1024, 512);`, a new
+/// model each time round): the loop then walks what Inner works on (`for
+/// (auto &m : modules) for (auto &p : m->parameters())`, `for (auto &layer
+/// : layers) sync(layer)`), or hands out a new start each time; it does not
+/// repeat the same thing.
 bool walksWith(const Stmt &Loop, const Stmt &Inner) {
   llvm::SmallPtrSet<const Decl *, 8> Declared;
   const Stmt *Body = nullptr;
@@ -148,14 +150,31 @@ bool walksWith(const Stmt &Loop, const Stmt &Inner) {
       return Ref && Declared.contains(Ref->getDecl());
     });
   };
-  // Locals of the body, in order, made from what the loop walks.
+  // Locals of the body, in order, made from what the loop walks or from
+  // nothing declared outside it.
+  llvm::SmallPtrSet<const Decl *, 16> Inside(Declared.begin(), Declared.end());
   forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *Decls = dyn_cast<DeclStmt>(S))
+      Inside.insert(Decls->decl_begin(), Decls->decl_end());
+  });
+  auto Outside = [&](const Stmt *Where) {
+    return containsWhere(Where, [&](const Stmt *S) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(S);
+      const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+      return Var && Var->hasLocalStorage() && !Inside.contains(Var);
+    });
+  };
+  // The body's own statements, not those of loops nested in it.
+  llvm::SmallVector<const Stmt *, 8> Statements;
+  if (const auto *Block = dyn_cast_or_null<CompoundStmt>(Body))
+    Statements.append(Block->body_begin(), Block->body_end());
+  for (const Stmt *S : Statements)
     if (const auto *Decls = dyn_cast<DeclStmt>(S))
       for (const Decl *D : Decls->decls())
         if (const auto *Var = dyn_cast<VarDecl>(D);
-            Var && Var->getInit() && Names(Var->getInit()))
+            Var && Var->getInit() &&
+            (Names(Var->getInit()) || !Outside(Var->getInit())))
           Declared.insert(Var);
-  });
   return Names(&Inner);
 }
 

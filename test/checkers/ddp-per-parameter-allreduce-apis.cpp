@@ -642,3 +642,25 @@ void negative_startup_over_layer_locals(std::vector<HandLayer *> &layers) {
     }
   }
 }
+
+// A new model built each time round a benchmark loop, its start handed out
+// once: each round hands out another model's start, not the same one again.
+void negative_new_model_each_round(const std::vector<int> &batch_sizes) {
+  for (int batch_size : batch_sizes) {
+    Net model;
+    for (auto &p : model->parameters())
+      MPI_Bcast(p.data_ptr(), (int)p.numel(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    (void)batch_size;
+  }
+}
+
+// The same model's parameters handed out again every round: reported.
+void rebroadcast_same_model(Net &model, int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    Net &same = model;
+    for (auto &p : same->parameters())
+      MPI_Bcast(p.data_ptr(), (int)p.numel(), MPI_FLOAT, 0, MPI_COMM_WORLD);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: one blocking broadcast per parameter in a loop that runs again and again
+    // CHECK-MESSAGES: :[[@LINE-3]]:5: note: loop over the parameters here
+  }
+}
