@@ -256,9 +256,17 @@ void FunctionDivergence::Transfer::VisitCXXMemberCallExpr(
       (flow::isInPlaceMethodName(Name) && MD &&
        tensors::isTensorClass(*MD->getParent()));
   bool Exact = false;
-  if (Mutates)
-    define(Flow.rootLocal(Member->getImplicitObjectArgument(), Exact),
-           Arguments, false);
+  Slot Object =
+      Mutates ? Flow.rootLocal(Member->getImplicitObjectArgument(), Exact)
+              : Slot{};
+  if (Object.first && !Object.second && addsOneElement(Name)) {
+    // One more element: what it holds goes to the elements, and how many
+    // there are changes only with the control that reaches the insertion.
+    define({Object.first, elementsSlot()}, Arguments, false);
+    define(Object, {}, false);
+  } else if (Mutates) {
+    define(Object, Arguments, false);
+  }
   writeOutputArguments(*Member, Arguments);
 }
 
