@@ -48,13 +48,6 @@ bool isContainerMutator(llvm::StringRef Name) {
       .Default(false);
 }
 
-bool addsOneElement(llvm::StringRef Name) {
-  return llvm::StringSwitch<bool>(Name)
-      .Cases("push_back", "emplace_back", "push_front", "emplace_front", true)
-      .Cases("push", "emplace", true)
-      .Default(false);
-}
-
 //===----------------------------------------------------------------------===//
 // FunctionDivergence
 //===----------------------------------------------------------------------===//

@@ -24,10 +24,6 @@ bool hasParameterName(const NamedDecl *D);
 
 /// Methods that add to, remove from or replace a container's elements.
 bool isContainerMutator(llvm::StringRef Name);
-/// Whether a container method of that name adds exactly one element
-/// (`push_back`, `emplace_back`, a queue's `push`): the container's size
-/// then depends on how often it runs, not on the value added.
-bool addsOneElement(llvm::StringRef Name);
 
 /// Each assignment of \p Def to a field of its own object (`this->f = v`,
 /// `f += v`, `++f`, a constructor's initialiser): the field, the statement,

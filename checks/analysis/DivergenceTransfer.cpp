@@ -14,6 +14,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtVisitor.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
 
@@ -242,6 +243,18 @@ void FunctionDivergence::Transfer::VisitCallExpr(const CallExpr *Call) {
     return;
   writeOutputArguments(*Call, argumentsValue(*Call));
 }
+
+namespace {
+/// Whether a container method of that name adds exactly one element
+/// (`push_back`, `emplace_back`, a queue's `push`): the container's size
+/// then depends on how often it runs, not on the value added.
+bool addsOneElement(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
+      .Cases("push_back", "emplace_back", "push_front", "emplace_front", true)
+      .Cases("push", "emplace", true)
+      .Default(false);
+}
+} // namespace
 
 void FunctionDivergence::Transfer::VisitCXXMemberCallExpr(
     const CXXMemberCallExpr *Member) {

@@ -17,6 +17,7 @@ namespace {
 constexpr llvm::StringLiteral ModelId = "model";
 constexpr llvm::StringLiteral DeclId = "decl";
 constexpr llvm::StringLiteral FunctionId = "function";
+constexpr llvm::StringLiteral HomegrownId = "homegrown";
 
 /// Whether an expression clones a module (`encoder->clone()`, also under a
 /// cast): the clone starts from the original's parameters.
@@ -136,6 +137,10 @@ void MissingInitialBroadcastCheck::registerMatchers(MatchFinder *Finder) {
                hasAncestor(functionDecl(isDefinition()).bind(FunctionId)))
           .bind(DeclId),
       this);
+  Finder->addMatcher(functionDecl(isDefinition(),
+                                  unless(isExpansionInSystemHeader()))
+                         .bind(HomegrownId),
+                     this);
 }
 
 struct MissingInitialBroadcastCheck::ModelEvents {
@@ -153,6 +158,10 @@ struct MissingInitialBroadcastCheck::ModelEvents {
 
 void MissingInitialBroadcastCheck::check(
     const MatchFinder::MatchResult &Result) {
+  if (const auto *F = Result.Nodes.getNodeAs<FunctionDecl>(HomegrownId)) {
+    checkHomegrown(*F, *Result.Context);
+    return;
+  }
   const auto *Model = Result.Nodes.getNodeAs<VarDecl>(ModelId);
   const auto *Decl = Result.Nodes.getNodeAs<DeclStmt>(DeclId);
   const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId);

@@ -41,6 +41,18 @@ private:
                    ModelEvents &Events) const;
   void report(const VarDecl &Model, const CallExpr &FirstStep,
               const ModelEvents &Events);
+
+  /// Models written from scratch, drawn from a generator seeded apart on
+  /// each rank (MissingInitialBroadcastHomegrown.cpp): the draws of one
+  /// function, what combines or equalises each model's replicas, report.
+  struct HomegrownEvents;
+  void checkHomegrown(const FunctionDecl &Function, ASTContext &Context);
+  void collectHomegrownEvents(const VarDecl &Model, const Stmt &Body,
+                              FunctionSummaries &Summaries,
+                              HomegrownEvents &Events) const;
+  void reportHomegrown(const VarDecl &Model, const Expr &Draw,
+                       const Expr *Decisive, SeedValue Value,
+                       const CallExpr &Combine, bool AtDeclaration);
 };
 
 } // namespace clang::tidy::ddp

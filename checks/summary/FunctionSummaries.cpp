@@ -10,10 +10,6 @@
 
 namespace clang::tidy::ddp {
 
-namespace {
-
-/// The argument of \p Call passed for the callee's parameter \p Index
-/// (an operator method's object is its first argument); null when none.
 const Expr *argumentFor(const CallExpr &Call, int Index) {
   if (Index < 0)
     return nullptr;
@@ -24,6 +20,8 @@ const Expr *argumentFor(const CallExpr &Call, int Index) {
   unsigned I = unsigned(Index) + Shift;
   return I < Call.getNumArgs() ? Call.getArg(I) : nullptr;
 }
+
+namespace {
 
 /// The index of the argument \p Arg among \p Call's, as a parameter
 /// index of the callee; -1 when it is none of them.
@@ -55,6 +53,7 @@ SeedValue seedOf(FunctionEffects::Seeding S) {
     return SeedValue::PerProcess;
   case FunctionEffects::Seeding::Common:
   case FunctionEffects::Seeding::Parameter:
+  case FunctionEffects::Seeding::Generator:
     break;
   }
   return SeedValue::Common;
@@ -141,6 +140,7 @@ FunctionEffects FunctionSummaries::summarise(const FunctionDecl &Def) {
   addFileAccesses(Def, E);
   addBroadcasts(Def, E);
   addUpdates(Def, E);
+  addDraws(Def, E);
   return E;
 }
 
@@ -421,35 +421,33 @@ const Expr *FunctionSummaries::filePath(const CallExpr &Call, bool Saves,
   return argumentFor(Call, Saves ? E.SavesPath : E.LoadsPath);
 }
 
-namespace {
-/// The functions with bodies declared in \p DC and the namespaces and
-/// classes inside it, outside system headers.
 void collectDefinitions(const DeclContext &DC, const SourceManager &SM,
+                        bool ExternalOnly,
                         std::vector<const FunctionDecl *> &Out) {
   for (const Decl *D : DC.decls()) {
     if (D->getLocation().isValid() && SM.isInSystemHeader(D->getLocation()))
       continue;
     if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
       if (FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
-          FD->isExternallyVisible())
+          (!ExternalOnly || FD->isExternallyVisible()))
         Out.push_back(FD);
       continue;
     }
-    if (const auto *Template = dyn_cast<FunctionTemplateDecl>(D))
+    if (isa<FunctionTemplateDecl>(D))
       continue; // a template's instantiations live with their callers
     if (isa<NamespaceDecl, LinkageSpecDecl, ExternCContextDecl>(D) ||
         (isa<CXXRecordDecl>(D) &&
          !cast<CXXRecordDecl>(D)->getDescribedClassTemplate()))
-      collectDefinitions(*cast<DeclContext>(D), SM, Out);
+      collectDefinitions(*cast<DeclContext>(D), SM, ExternalOnly, Out);
   }
 }
-} // namespace
 
 std::vector<std::pair<std::string, FunctionEffects>>
 FunctionSummaries::exported() {
   std::vector<const FunctionDecl *> Functions;
   collectDefinitions(*Context.getTranslationUnitDecl(),
-                     Context.getSourceManager(), Functions);
+                     Context.getSourceManager(), /*ExternalOnly=*/true,
+                     Functions);
   std::vector<std::pair<std::string, FunctionEffects>> Out;
   for (const FunctionDecl *FD : Functions) {
     std::string USR = functionUSR(*FD);

@@ -31,6 +31,7 @@
 #include "clang/AST/ASTContext.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <memory>
 #include <string>
@@ -78,6 +79,16 @@ public:
   /// parameters: a broadcast, or a function or constructor whose summary
   /// says it broadcasts them (not one that touches only the buffers).
   bool broadcasts(const Expr &E);
+  /// Each call or construction of \p Def's body that draws random
+  /// values (SummaryDraws.cpp): a draw of its own (`dist(gen)`,
+  /// `rand() / (float)RAND_MAX`, `curandGenerateNormal(...)`) or a call of
+  /// a function or constructor whose summary draws, with how the
+  /// generator is seeded (the callee's parameters bound to what the call
+  /// passes) and the argument that decides it (a seed or a generator
+  /// handed over), when there is one in the call.
+  void forEachDraw(
+      const FunctionDecl &Def,
+      llvm::function_ref<void(const Expr &, SeedValue, const Expr *)> Visit);
   /// Whether \p FD runs in a distributed program: what the vocabulary sees
   /// in its own body (a communicator, a rank query, a collective, ...), or
   /// a call of a function that communicates, at any depth.
@@ -102,6 +113,25 @@ private:
   /// A hand-written update of a tensor it is handed, by a value made from
   /// gradients, is a step (SummaryUpdates.cpp).
   void addUpdates(const FunctionDecl &Def, FunctionEffects &E);
+  /// The random values it draws, and how their generators are seeded.
+  void addDraws(const FunctionDecl &Def, FunctionEffects &E);
+  void visitDraws(const FunctionDecl &Def,
+                  llvm::function_ref<void(const Expr &, FunctionEffects::Seeding,
+                                          int, const Expr *)>
+                      Visit);
+  /// draws(), with a seed or generator that \p In is handed left as its
+  /// parameter's index.
+  std::pair<FunctionEffects::Seeding, int>
+  drawsIn(const Expr &E, const FunctionDecl &In, const Expr **Decisive);
+  /// How the generator \p Object names (C's own one when \p CLibrary) is
+  /// seeded, seen from \p Def; \p Parameter receives the index of the
+  /// parameter of \p Def that decides it (the seed or the generator).
+  FunctionEffects::Seeding generatorSeeding(const FunctionDecl &Def,
+                                            const Expr *Object, bool CLibrary,
+                                            int &Parameter);
+  /// How the unit seeds C's generator (`srand`): the worst of its seeds,
+  /// Common when there is none (C's default seed is a constant).
+  FunctionEffects::Seeding librarySeeding();
   /// Whether a condition on the rank decides whether \p S runs in \p Def.
   bool underRankCondition(const FunctionDecl &Def, const Stmt &S);
   /// How a seed value of \p Def differs between ranks (or which of \p Def's
@@ -117,7 +147,19 @@ private:
   /// Summaries looked up in ProjectFunctions, by canonical declaration.
   llvm::DenseMap<const FunctionDecl *, std::optional<FunctionEffects>>
       External;
+  std::optional<FunctionEffects::Seeding> LibrarySeeding;
 };
+
+/// The functions with bodies declared in \p DC and the namespaces and
+/// classes inside it, outside system headers (\p ExternalOnly: only those
+/// other units can call).
+void collectDefinitions(const DeclContext &DC, const SourceManager &SM,
+                        bool ExternalOnly,
+                        std::vector<const FunctionDecl *> &Out);
+
+/// The argument of \p Call passed for the callee's parameter \p Index
+/// (an operator method's object is its first argument); null when none.
+const Expr *argumentFor(const CallExpr &Call, int Index);
 
 /// The index of the parameter of \p FD that \p E names (through casts,
 /// `std::string` conversions and `.c_str()`), or -1.

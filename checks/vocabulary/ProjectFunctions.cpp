@@ -85,6 +85,23 @@ std::optional<uint8_t> parseOrigin(llvm::StringRef Text) {
   return O;
 }
 
+/// `draws=rank`, `draws=param2` (seeded with parameter 2), `draws=gen1`
+/// (drawn from the generator handed as parameter 1).
+bool decodeDraws(llvm::StringRef Value, FunctionEffects &E) {
+  unsigned Index = 0;
+  bool Generator = Value.consume_front("gen");
+  if ((Generator || Value.consume_front("param")) &&
+      !Value.getAsInteger(10, Index)) {
+    E.Draws = Generator ? FunctionEffects::Seeding::Generator
+                        : FunctionEffects::Seeding::Parameter;
+    E.DrawParameter = int(Index);
+    return true;
+  }
+  std::optional<FunctionEffects::Seeding> S = valueOf(SeedNames, Value);
+  E.Draws = S.value_or(FunctionEffects::Seeding::None);
+  return S.has_value();
+}
+
 /// One `key=value` (or bare `key`) field of an encoding into \p E.
 bool decodeField(llvm::StringRef Key, llvm::StringRef Value,
                  FunctionEffects &E) {
@@ -120,6 +137,8 @@ bool decodeField(llvm::StringRef Key, llvm::StringRef Value,
     E.Seeds = S.value_or(FunctionEffects::Seeding::None);
     return S.has_value();
   }
+  if (Key == "draws")
+    return decodeDraws(Value, E);
   if (Key == "saves" || Key == "loads") {
     bool Ranked = Value.consume_back(":ranked");
     bool Plain = Value.consume_back(":file");
@@ -148,7 +167,8 @@ bool decodeField(llvm::StringRef Key, llvm::StringRef Value,
 bool FunctionEffects::operator==(const FunctionEffects &O) const {
   return Communicates == O.Communicates && Collective == O.Collective && Op == O.Op && Returned == O.Returned &&
          Outputs == O.Outputs && Seeds == O.Seeds &&
-         SeedParameter == O.SeedParameter && SavesPath == O.SavesPath &&
+         SeedParameter == O.SeedParameter && Draws == O.Draws &&
+         DrawParameter == O.DrawParameter && SavesPath == O.SavesPath &&
          LoadsPath == O.LoadsPath && SavesPlainFile == O.SavesPlainFile &&
          LoadsPlainFile == O.LoadsPlainFile &&
          SavesOnSomeRanks == O.SavesOnSomeRanks && StepsParameters == O.StepsParameters &&
@@ -173,6 +193,11 @@ std::string FunctionEffects::encode() const {
     Fields.push_back("seed=param" + std::to_string(SeedParameter));
   else if (Seeds != Seeding::None)
     Fields.push_back(("seed=" + nameOf(SeedNames, Seeds)).str());
+  if (Draws == Seeding::Parameter || Draws == Seeding::Generator)
+    Fields.push_back((Draws == Seeding::Generator ? "draws=gen" : "draws=param") +
+                     std::to_string(DrawParameter));
+  else if (Draws != Seeding::None)
+    Fields.push_back(("draws=" + nameOf(SeedNames, Draws)).str());
   if (SavesPath >= 0)
     Fields.push_back("saves=param" + std::to_string(SavesPath) +
                      (SavesPlainFile ? ":file" : "") +

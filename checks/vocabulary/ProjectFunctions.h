@@ -48,6 +48,7 @@ struct FunctionEffects {
     Parameter,  // with the value of parameter SeedParameter
     PerProcess, // with a value each process draws (time, random_device)
     Rank,       // with a value computed from the rank
+    Generator,  // (draws only) from the generator handed as a parameter
   };
 
   /// Whether the function issues a collective, at any depth, and the kind
@@ -64,6 +65,15 @@ struct FunctionEffects {
   std::map<unsigned, uint8_t> Outputs;
   Seeding Seeds = Seeding::None;
   int SeedParameter = -1;
+  /// How the generators it draws random values from are seeded (weights
+  /// drawn from `std::normal_distribution`, `rand() / RAND_MAX`, cuRAND's
+  /// uniform or normal values; not LibTorch's generator, not integers
+  /// drawn to shuffle or pick): the worst of them, rank before process
+  /// before a parameter before common. Parameter: seeded with parameter
+  /// DrawParameter; Generator: drawn from the generator handed as
+  /// parameter DrawParameter.
+  Seeding Draws = Seeding::None;
+  int DrawParameter = -1;
   /// The parameters naming a file the function writes or reads (a
   /// checkpoint, a stream); -1 when none.
   int SavesPath = -1;

@@ -56,6 +56,21 @@ TEST(FunctionEffectsTest, AGroupLeftOpen) {
   EXPECT_EQ(E->encode(), "group=open");
 }
 
+TEST(FunctionEffectsTest, HowItDrawsRandomValues) {
+  for (const char *Text : {"draws=rank", "draws=process", "draws=common",
+                           "draws=param1", "draws=gen0"}) {
+    std::optional<FunctionEffects> E = FunctionEffects::decode(Text);
+    ASSERT_TRUE(E.has_value()) << Text;
+    EXPECT_NE(E->Draws, FunctionEffects::Seeding::None) << Text;
+    EXPECT_EQ(E->encode(), Text);
+  }
+  std::optional<FunctionEffects> Handed = FunctionEffects::decode("draws=gen3");
+  ASSERT_TRUE(Handed.has_value());
+  EXPECT_EQ(Handed->Draws, FunctionEffects::Seeding::Generator);
+  EXPECT_EQ(Handed->DrawParameter, 3);
+  EXPECT_FALSE(FunctionEffects::decode("draws=dice"));
+}
+
 TEST(FunctionEffectsTest, NothingIsTheEmptyText) {
   EXPECT_EQ(FunctionEffects().encode(), "");
   std::optional<FunctionEffects> Back = FunctionEffects::decode("");

@@ -1,0 +1,269 @@
+//===--- MissingInitialBroadcastHomegrown.cpp - models written from scratch ===//
+//
+// A model written from scratch (a struct of weight arrays, a network class
+// of the project's own) gets its initial weights from a generator of C's
+// library, the standard library or cuRAND, not from LibTorch's. When that
+// generator is seeded with the rank or with something each process has of
+// its own, every rank draws other weights; averaging the gradients later
+// keeps the replicas apart. The function summaries say which calls draw
+// values and how their generators are seeded; this part of the check finds
+// the local those values go into and whether its replicas are combined
+// before anything gives every rank the same values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ddp/MissingInitialBroadcastCheck.h"
+
+#include "analysis/ASTUtils.h"
+#include "vocabulary/Randomness.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace clang::tidy::ddp {
+
+namespace {
+
+/// A local that can hold a model: an object, a pointer or smart pointer to
+/// one, an array; not a number, a generator or a LibTorch module (those
+/// are the other part of the check's).
+bool isModelLocal(const VarDecl *Var) {
+  if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var))
+    return false;
+  QualType T = Var->getType().getNonReferenceType();
+  if (T->isArithmeticType() || randomness::isGeneratorType(T) ||
+      modules::moduleClassOfHandle(T) || tensors::isTensorType(T))
+    return false;
+  return pointeeRecord(T) || T->isRecordType() || T->isArrayType() ||
+         T->isPointerType();
+}
+
+/// The local an expression reaches into: `m` in `&m`, `m.w`, `m->w[i]`,
+/// `*net`, `net.get()`.
+const VarDecl *modelLocal(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = peelHandle(E)->IgnoreParenImpCasts();
+    if (const auto *Member = dyn_cast<MemberExpr>(E))
+      E = Member->getBase();
+    else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+      E = Subscript->getBase();
+    else
+      break;
+  }
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return isModelLocal(Var) ? Var : nullptr;
+}
+
+bool refersTo(const Stmt *S, const ValueDecl *D) {
+  return containsWhere(S, [&](const Stmt *N) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(N);
+    return Ref && Ref->getDecl() == D;
+  });
+}
+
+/// Whether \p Call can change what \p D holds: \p D is the object of a
+/// method that is not const, or goes in an argument whose parameter is a
+/// pointer or reference to something not const (a callee out of sight, or
+/// a variadic one, is taken to).
+bool mayWrite(const CallExpr &Call, const ValueDecl *D) {
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
+      Member && handleDecl(Member->getImplicitObjectArgument()) == D)
+    return !Member->getMethodDecl() || !Member->getMethodDecl()->isConst();
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  for (unsigned I = 0; I < Call.getNumArgs(); ++I) {
+    if (!refersTo(Call.getArg(I), D))
+      continue;
+    unsigned P = I - (isa<CXXOperatorCallExpr>(Call) &&
+                      isa_and_nonnull<CXXMethodDecl>(Callee) && I > 0);
+    if (!Callee || P >= Callee->getNumParams())
+      return true;
+    QualType T = Callee->getParamDecl(P)->getType();
+    if ((T->isPointerType() && !T->getPointeeType().isConstQualified()) ||
+        (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()))
+      return true;
+  }
+  return false;
+}
+
+/// The local a call or construction fills: the variable it initialises or
+/// is assigned to, the object of a member call, or the one local handed
+/// over by address or reference (none when several are).
+const VarDecl *filledBy(const Expr &Node,
+                        const llvm::DenseMap<const Expr *, const VarDecl *> &Sink) {
+  if (const VarDecl *Var = Sink.lookup(&Node))
+    return Var;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Node))
+    return modelLocal(Member->getImplicitObjectArgument());
+  const auto *Call = dyn_cast<CallExpr>(&Node);
+  if (!Call)
+    return nullptr;
+  const VarDecl *Only = nullptr;
+  for (const Expr *Arg : Call->arguments()) {
+    const VarDecl *Var = modelLocal(Arg);
+    if (Var && !mayWrite(*Call, Var))
+      continue;
+    if (Var && Only && Var != Only)
+      return nullptr;
+    if (Var)
+      Only = Var;
+  }
+  return Only;
+}
+
+
+/// Each call or construction inside a local's initialiser, or inside what
+/// is assigned to it, with that local.
+llvm::DenseMap<const Expr *, const VarDecl *> initialisers(const Stmt &Body) {
+  llvm::DenseMap<const Expr *, const VarDecl *> Sink;
+  auto Fill = [&](const Expr *Init, const VarDecl *Var) {
+    if (Init && Var)
+      forEachCall(Init, [&](const Expr *Node) { Sink.try_emplace(Node, Var); });
+  };
+  forEachStmt(&Body, [&](const Stmt *S) {
+    if (const auto *Decl = dyn_cast<DeclStmt>(S))
+      for (const auto *D : Decl->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D); isModelLocal(Var))
+          Fill(Var->getInit(), Var);
+    if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+        Assign && Assign->getOpcode() == BO_Assign)
+      Fill(Assign->getRHS(), modelLocal(Assign->getLHS()));
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+        Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+      Fill(Op->getArg(1), modelLocal(Op->getArg(0)));
+  });
+  return Sink;
+}
+
+} // namespace
+
+struct MissingInitialBroadcastCheck::HomegrownEvents {
+  std::vector<const Stmt *> Starts;
+  std::vector<const CallExpr *> Combines;
+};
+
+void MissingInitialBroadcastCheck::checkHomegrown(const FunctionDecl &Function,
+                                                  ASTContext &Context) {
+  const Stmt *Body = Function.getBody();
+  if (!Body || Function.isDependentContext())
+    return;
+  FunctionSummaries &Summaries = summaries(Context);
+  // The draws: calls and constructions whose values come from a generator
+  // seeded apart on each rank, and the local they fill.
+  llvm::DenseMap<const Expr *, const VarDecl *> Sink = initialisers(*Body);
+  struct Draw {
+    const Expr *At;
+    const VarDecl *Model;
+    const Expr *Decisive;
+    SeedValue Value;
+  };
+  std::vector<Draw> Draws;
+  Summaries.forEachDraw(Function, [&](const Expr &Drawn, SeedValue V,
+                                       const Expr *Decisive) {
+    const Expr *Node = &Drawn;
+    if (V != SeedValue::Rank && V != SeedValue::PerProcess)
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(Node)) {
+      FunctionEffects E = Summaries.ofCall(*Call);
+      if (E.Communicates || E.StepsParameters)
+        return; // a training step that draws (dropout, noise)
+    }
+    if (const VarDecl *Model = filledBy(*Node, Sink))
+      Draws.push_back({Node, Model, Decisive, V});
+  });
+  if (Draws.empty() || !Summaries.distributed(Function))
+    return;
+  Reachability Flow(&Function, Body, Context);
+  for (const Draw &D : Draws) {
+    HomegrownEvents Events;
+    collectHomegrownEvents(*D.Model, *Body, Summaries, Events);
+    for (const CallExpr *Combine : Events.Combines)
+      if (Combine != D.At && Flow.reachable(D.At, Combine, Events.Starts)) {
+        reportHomegrown(*D.Model, *D.At, D.Decisive, D.Value, *Combine,
+                        Sink.lookup(D.At) == D.Model);
+        return;
+      }
+  }
+}
+
+void MissingInitialBroadcastCheck::collectHomegrownEvents(
+    const VarDecl &Model, const Stmt &Body, FunctionSummaries &Summaries,
+    HomegrownEvents &Events) const {
+  // The buffers a reducing collective of this function fills: a call
+  // handed both the model and one of them puts the reduced values in it.
+  llvm::SmallPtrSet<const ValueDecl *, 8> Reduced;
+  auto Reduces = [](CollectiveKind K) {
+    return K == CollectiveKind::AllReduce || K == CollectiveKind::Reduce ||
+           K == CollectiveKind::ReduceScatter || K == CollectiveKind::Gather;
+  };
+  forEachCall(&Body, [&](const Expr *Node) {
+    const auto *Call = dyn_cast<CallExpr>(Node);
+    std::optional<CollectiveInfo> Info =
+        Call ? Vocab.classifyCollective(*Call) : std::nullopt;
+    if (!Info || !Reduces(Info->Kind))
+      return;
+    // MPI and NCCL write the second buffer (MPI's gather the fourth);
+    // the other APIs reduce in place.
+    bool Flat = Info->Api == CollectiveApi::Mpi || Info->Api == CollectiveApi::Nccl;
+    unsigned Output = Info->Kind == CollectiveKind::Gather ? 3 : 1;
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I)
+      if (const ValueDecl *D = handleDecl(Call->getArg(I));
+          D && (!Flat || I == Output))
+        Reduced.insert(D);
+  });
+  forEachCall(&Body, [&](const Expr *Node) {
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(Node)) {
+      if (refersTo(Construct, &Model) && Summaries.broadcasts(*Construct))
+        Events.Starts.push_back(Construct);
+      return;
+    }
+    const auto *Call = dyn_cast<CallExpr>(Node);
+    if (!Call || !refersTo(Call, &Model))
+      return;
+    if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call)) {
+      if (Reduces(Info->Kind))
+        Events.Combines.push_back(Call);
+      else if (Info->Kind == CollectiveKind::Broadcast ||
+               Info->Kind == CollectiveKind::Scatter)
+        Events.Starts.push_back(Call);
+      return;
+    }
+    if (!mayWrite(*Call, &Model))
+      return; // it reads the model's values, it combines nothing into them
+    FunctionEffects E = Summaries.ofCall(*Call);
+    bool HandsOut = E.Collective && (*E.Collective == CollectiveKind::Broadcast ||
+                                     *E.Collective == CollectiveKind::Scatter);
+    if (Vocab.isPointToPoint(*Call) || HandsOut || Summaries.broadcasts(*Call) ||
+        Summaries.filePath(*Call, /*Saves=*/false))
+      Events.Starts.push_back(Call);
+    else if (E.Communicates || E.StepsParameters ||
+             llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+               const ValueDecl *D = handleDecl(Arg);
+               return D && D != &Model && Reduced.contains(D);
+             }))
+      Events.Combines.push_back(Call);
+  });
+}
+
+void MissingInitialBroadcastCheck::reportHomegrown(
+    const VarDecl &Model, const Expr &Draw, const Expr *Decisive,
+    SeedValue Value, const CallExpr &Combine, bool AtDeclaration) {
+  SourceLocation At = AtDeclaration ? Model.getLocation() : Draw.getExprLoc();
+  diag(At, "%0 starts from different random values on each rank: its "
+           "weights are drawn from a generator seeded %select{with the "
+           "rank|differently in each process}1 and nothing gives every rank "
+           "the same values before its replicas are combined, so they stay "
+           "apart; seed the generator with the same value on every rank, or "
+           "broadcast rank 0's weights before training")
+      << &Model << (Value != SeedValue::Rank);
+  if (Decisive)
+    diag(Decisive->getBeginLoc(),
+         Value == SeedValue::Rank ? "the seed depends on the rank here"
+                                  : "the seed differs from process to process here",
+         DiagnosticIDs::Note);
+  diag(Combine.getExprLoc(), "the replicas are combined here",
+       DiagnosticIDs::Note);
+}
+
+} // namespace clang::tidy::ddp
