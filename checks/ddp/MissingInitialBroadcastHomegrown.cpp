@@ -143,6 +143,29 @@ struct MissingInitialBroadcastCheck::HomegrownEvents {
   std::vector<const CallExpr *> Combines;
 };
 
+namespace {
+
+/// A start inside a loop that holds neither the draw nor a combination
+/// counts as the whole loop (a broadcast of each of the model's arrays in
+/// turn), although its body could run zero times.
+void wholeLoopsOf(std::vector<const Stmt *> &Starts, const Expr &Draw,
+                  llvm::ArrayRef<const CallExpr *> Combines,
+                  const ParentMap &Parents) {
+  for (const Stmt *&Start : Starts) {
+    const Stmt *Widest = Start;
+    for (const Stmt *S = Parents.getParent(Start); S; S = Parents.getParent(S)) {
+      if (contains(S, &Draw) ||
+          llvm::any_of(Combines, [&](const CallExpr *C) { return contains(S, C); }))
+        break;
+      if (isLoopStmt(S))
+        Widest = S;
+    }
+    Start = Widest;
+  }
+}
+
+} // namespace
+
 void MissingInitialBroadcastCheck::checkHomegrown(const FunctionDecl &Function,
                                                   ASTContext &Context) {
   const Stmt *Body = Function.getBody();
@@ -175,9 +198,11 @@ void MissingInitialBroadcastCheck::checkHomegrown(const FunctionDecl &Function,
   if (Draws.empty() || !Summaries.distributed(Function))
     return;
   Reachability Flow(&Function, Body, Context);
+  const ParentMap &Parents = Summaries.analysis().parents(Function);
   for (const Draw &D : Draws) {
     HomegrownEvents Events;
     collectHomegrownEvents(*D.Model, *Body, Summaries, Events);
+    wholeLoopsOf(Events.Starts, *D.At, Events.Combines, Parents);
     for (const CallExpr *Combine : Events.Combines)
       if (Combine != D.At && Flow.reachable(D.At, Combine, Events.Starts)) {
         reportHomegrown(*D.Model, *D.At, D.Decisive, D.Value, *Combine,
@@ -187,21 +212,23 @@ void MissingInitialBroadcastCheck::checkHomegrown(const FunctionDecl &Function,
   }
 }
 
-void MissingInitialBroadcastCheck::collectHomegrownEvents(
-    const VarDecl &Model, const Stmt &Body, FunctionSummaries &Summaries,
-    HomegrownEvents &Events) const {
-  // The buffers a reducing collective of this function fills: a call
-  // handed both the model and one of them puts the reduced values in it.
+namespace {
+
+bool reduces(CollectiveKind K) {
+  return K == CollectiveKind::AllReduce || K == CollectiveKind::Reduce ||
+         K == CollectiveKind::ReduceScatter || K == CollectiveKind::Gather;
+}
+
+/// The buffers the reducing collectives of \p Body fill: a call handed
+/// both the model and one of them puts the reduced values in it.
+llvm::SmallPtrSet<const ValueDecl *, 8>
+reducedBuffers(const Stmt &Body, const Vocabulary &Vocab) {
   llvm::SmallPtrSet<const ValueDecl *, 8> Reduced;
-  auto Reduces = [](CollectiveKind K) {
-    return K == CollectiveKind::AllReduce || K == CollectiveKind::Reduce ||
-           K == CollectiveKind::ReduceScatter || K == CollectiveKind::Gather;
-  };
   forEachCall(&Body, [&](const Expr *Node) {
     const auto *Call = dyn_cast<CallExpr>(Node);
     std::optional<CollectiveInfo> Info =
         Call ? Vocab.classifyCollective(*Call) : std::nullopt;
-    if (!Info || !Reduces(Info->Kind))
+    if (!Info || !reduces(Info->Kind))
       return;
     // MPI and NCCL write the second buffer (MPI's gather the fourth);
     // the other APIs reduce in place.
@@ -212,36 +239,74 @@ void MissingInitialBroadcastCheck::collectHomegrownEvents(
           D && (!Flat || I == Output))
         Reduced.insert(D);
   });
+  return Reduced;
+}
+
+/// The model and the locals that hold parts of it: those a call handed
+/// the model (or one of them) may write (`collect_params(&gpt, &list)`,
+/// `adam_init(&opt, list.data)`). A broadcast of one of them gives every
+/// rank the model's values.
+llvm::SmallPtrSet<const VarDecl *, 8> partsOf(const VarDecl &Model,
+                                             const Stmt &Body) {
+  llvm::SmallPtrSet<const VarDecl *, 8> Parts{&Model};
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    forEachCall(&Body, [&](const Expr *Node) {
+      const auto *Call = dyn_cast<CallExpr>(Node);
+      if (!Call || llvm::none_of(Parts, [&](const VarDecl *P) {
+            return refersTo(Call, P);
+          }))
+        return;
+      for (const Expr *Arg : Call->arguments())
+        if (const VarDecl *Var = modelLocal(Arg);
+            Var && !Parts.contains(Var) && mayWrite(*Call, Var))
+          Changed |= Parts.insert(Var).second;
+    });
+  }
+  return Parts;
+}
+
+} // namespace
+
+void MissingInitialBroadcastCheck::collectHomegrownEvents(
+    const VarDecl &Model, const Stmt &Body, FunctionSummaries &Summaries,
+    HomegrownEvents &Events) const {
+  llvm::SmallPtrSet<const ValueDecl *, 8> Reduced = reducedBuffers(Body, Vocab);
+  llvm::SmallPtrSet<const VarDecl *, 8> Parts = partsOf(Model, Body);
+  auto OnParts = [&](const Stmt *S) {
+    return llvm::any_of(Parts, [&](const VarDecl *P) { return refersTo(S, P); });
+  };
   forEachCall(&Body, [&](const Expr *Node) {
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(Node)) {
-      if (refersTo(Construct, &Model) && Summaries.broadcasts(*Construct))
+      if (OnParts(Construct) && Summaries.broadcasts(*Construct))
         Events.Starts.push_back(Construct);
       return;
     }
     const auto *Call = dyn_cast<CallExpr>(Node);
-    if (!Call || !refersTo(Call, &Model))
+    if (!Call || !OnParts(Call))
       return;
+    bool OnModel = refersTo(Call, &Model);
     if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call)) {
-      if (Reduces(Info->Kind))
+      if (reduces(Info->Kind) && OnModel)
         Events.Combines.push_back(Call);
       else if (Info->Kind == CollectiveKind::Broadcast ||
                Info->Kind == CollectiveKind::Scatter)
         Events.Starts.push_back(Call);
       return;
     }
-    if (!mayWrite(*Call, &Model))
-      return; // it reads the model's values, it combines nothing into them
     FunctionEffects E = Summaries.ofCall(*Call);
     bool HandsOut = E.Collective && (*E.Collective == CollectiveKind::Broadcast ||
                                      *E.Collective == CollectiveKind::Scatter);
     if (Vocab.isPointToPoint(*Call) || HandsOut || Summaries.broadcasts(*Call) ||
         Summaries.filePath(*Call, /*Saves=*/false))
       Events.Starts.push_back(Call);
-    else if (E.Communicates || E.StepsParameters ||
-             llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
-               const ValueDecl *D = handleDecl(Arg);
-               return D && D != &Model && Reduced.contains(D);
-             }))
+    // A call that only reads the model combines nothing into it.
+    else if (OnModel && mayWrite(*Call, &Model) &&
+             (E.Communicates || E.StepsParameters ||
+              llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
+                const ValueDecl *D = handleDecl(Arg);
+                return D && D != &Model && Reduced.contains(D);
+              })))
       Events.Combines.push_back(Call);
   });
 }

@@ -127,6 +127,7 @@ Seeding FunctionSummaries::librarySeeding() {
   if (LibrarySeeding)
     return *LibrarySeeding;
   Seeding Worst = Seeding::Common;
+  bool AnyCommon = false;
   int Unused = -1;
   std::vector<const FunctionDecl *> Functions;
   collectDefinitions(*Context.getTranslationUnitDecl(),
@@ -142,11 +143,14 @@ Seeding FunctionSummaries::librarySeeding() {
       int Parameter = -1;
       SeedValue V = classifySeed(*FD, *Seed->Seed, Parameter);
       // A seed the caller passes is not known here: favour silence.
-      joinSeeding(Worst, Unused,
-                  Parameter >= 0 ? Seeding::Common : fromSeedValue(V), -1);
+      Seeding S = Parameter >= 0 ? Seeding::Common : fromSeedValue(V);
+      AnyCommon |= S == Seeding::Common;
+      joinSeeding(Worst, Unused, S, -1);
     });
-  LibrarySeeding = Worst;
-  return Worst;
+  // A common seed anywhere may be the one that runs (a program that seeds
+  // with the clock only when nobody seeded): it decides, for silence.
+  LibrarySeeding = AnyCommon ? Seeding::Common : Worst;
+  return *LibrarySeeding;
 }
 
 namespace {
@@ -160,15 +164,27 @@ public:
   GeneratorSeeds(const ValueDecl &Gen, const FunctionDecl &Def, Classify C)
       : Gen(Gen), Def(Def), ClassifySeed(C) {}
 
+  /// A seed written out (null: the engine's default, a constant, which
+  /// any seed written out replaces).
   void seed(const FunctionDecl &In, const Expr *Seed) {
-    if (!Seed)
-      return join(Seeding::Common, -1);
+    if (!Seed) {
+      Default = true;
+      return;
+    }
     int P = -1;
     Seeding S = fromSeedValue(ClassifySeed(In, *Seed, P));
     if (P >= 0 && &In == &Def)
-      join(Seeding::Parameter, P);
-    else
-      join(P >= 0 ? Seeding::Common : S, -1);
+      return join(Seeding::Parameter, P);
+    AnyCommon |= P >= 0 || S == Seeding::Common;
+    join(P >= 0 ? Seeding::Common : S, -1);
+  }
+  /// What the seeds make of the generator: a common seed written anywhere
+  /// may be the one that runs, and decides, for silence.
+  Seeding result(int &P) const {
+    P = AnyCommon ? -1 : Parameter;
+    if (AnyCommon || (Worst == Seeding::None && Default))
+      return Seeding::Common;
+    return Worst;
   }
   /// An engine's construction: `std::mt19937 gen(seed)`, a random_device.
   void initializer(const FunctionDecl &In, const Expr *Init) {
@@ -211,10 +227,13 @@ public:
   }
 
   Seeding Worst = Seeding::None;
-  int Parameter = -1;
 
 private:
   void join(Seeding S, int P) { joinSeeding(Worst, Parameter, S, P); }
+
+  int Parameter = -1;
+  bool AnyCommon = false;
+  bool Default = false;
 
   const ValueDecl &Gen;
   const FunctionDecl &Def;
@@ -250,8 +269,7 @@ Seeding FunctionSummaries::generatorSeeding(const FunctionDecl &Def,
   } else if (const auto *Field = dyn_cast<FieldDecl>(Gen)) {
     Seeds.field(*Field);
   }
-  Parameter = Seeds.Parameter;
-  return Seeds.Worst;
+  return Seeds.result(Parameter);
 }
 
 std::pair<Seeding, int> FunctionSummaries::drawsIn(const Expr &E,

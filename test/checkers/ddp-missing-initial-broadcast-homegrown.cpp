@@ -219,3 +219,28 @@ void fixedSeedDevice(ncclComm_t comm, int n, int steps) {
   for (int s = 0; s < steps; ++s)
     averageGradients(net, n, comm);
 }
+
+// Good: seeded apart, then a list of pointers into the model, collected by
+// a helper, is broadcast parameter by parameter.
+struct ParamList {
+  float *data[4];
+  int count;
+};
+
+void collectParams(Mlp *m, ParamList *list) {
+  list->data[0] = m->w;
+  list->count = 1;
+}
+
+void broadcastCollected(const float *batch, int steps) {
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  Mlp m;
+  initMlp(&m, 42u + rank);
+  ParamList params;
+  collectParams(&m, &params);
+  for (int i = 0; i < params.count; ++i)
+    MPI_Bcast(params.data[i], kWeights, MPI_FLOAT, 0, MPI_COMM_WORLD);
+  trainSteps(m, batch, steps, world);
+}
