@@ -153,6 +153,16 @@ const Expr *subscriptBase(const Expr *E) {
   return nullptr;
 }
 
+const Expr *subscriptIndex(const Expr *E) {
+  E = E ? E->IgnoreParenImpCasts() : nullptr;
+  if (const auto *Subscript = dyn_cast_or_null<ArraySubscriptExpr>(E))
+    return Subscript->getIdx();
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E);
+      Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
+    return Op->getArg(1);
+  return nullptr;
+}
+
 std::optional<std::pair<const Expr *, const Expr *>>
 binaryOperands(const Expr *E, BinaryOperatorKind &Kind) {
   E = E ? stripObjectWrappers(E) : nullptr;

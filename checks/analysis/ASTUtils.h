@@ -149,6 +149,9 @@ const LambdaExpr *lambdaOf(const Expr *E);
 /// The container a subscript reads: `v` in `v[i]`, for built-in arrays and
 /// overloaded `operator[]` alike; null for anything else.
 const Expr *subscriptBase(const Expr *E);
+/// The index a subscript reads: `i` in `v[i]`, built in or overloaded;
+/// null for anything else.
+const Expr *subscriptIndex(const Expr *E);
 
 /// The two operands of \p E when it is `a op b`, built in or overloaded
 /// (after stripObjectWrappers); \p Kind receives op. None otherwise.

@@ -28,13 +28,7 @@ struct Element {
   const Decl *Index = nullptr;
 };
 Element elementOf(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  const Expr *Index = nullptr;
-  if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
-    Index = Subscript->getIdx();
-  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
-           Op && Op->getOperator() == OO_Subscript && Op->getNumArgs() == 2)
-    Index = Op->getArg(1);
+  const Expr *Index = subscriptIndex(E);
   if (!Index)
     return {};
   const auto *Ref = dyn_cast<DeclRefExpr>(Index->IgnoreParenImpCasts());
