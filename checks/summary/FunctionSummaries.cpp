@@ -42,7 +42,8 @@ bool isOutputType(QualType T) {
   return T->isPointerType() && !T->getPointeeType().isConstQualified();
 }
 
-/// A summary's seeding that does not depend on what a call passes.
+} // namespace
+
 SeedValue seedOf(FunctionEffects::Seeding S) {
   switch (S) {
   case FunctionEffects::Seeding::None:
@@ -58,8 +59,6 @@ SeedValue seedOf(FunctionEffects::Seeding S) {
   }
   return SeedValue::Common;
 }
-
-} // namespace
 
 int parameterIndexOf(const FunctionDecl &FD, const Expr *E) {
   for (unsigned Depth = 0; E && Depth < 6; ++Depth) {

@@ -157,6 +157,10 @@ void collectDefinitions(const DeclContext &DC, const SourceManager &SM,
                         bool ExternalOnly,
                         std::vector<const FunctionDecl *> &Out);
 
+/// A summary's seeding that does not depend on what a call passes (one
+/// with a parameter or a generator handed over counts as common).
+SeedValue seedOf(FunctionEffects::Seeding S);
+
 /// The argument of \p Call passed for the callee's parameter \p Index
 /// (an operator method's object is its first argument); null when none.
 const Expr *argumentFor(const CallExpr &Call, int Index);

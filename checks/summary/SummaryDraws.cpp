@@ -305,22 +305,6 @@ std::pair<Seeding, int> FunctionSummaries::drawsIn(const Expr &E,
   return P >= 0 ? std::pair{Seeding::Parameter, P} : std::pair{S, -1};
 }
 
-SeedValue toSeedValue(Seeding S) {
-  switch (S) {
-  case Seeding::None:
-    return SeedValue::None;
-  case Seeding::Rank:
-    return SeedValue::Rank;
-  case Seeding::PerProcess:
-    return SeedValue::PerProcess;
-  case Seeding::Common:
-  case Seeding::Parameter:
-  case Seeding::Generator:
-    break;
-  }
-  return SeedValue::Common;
-}
-
 void FunctionSummaries::visitDraws(
     const FunctionDecl &Def,
     llvm::function_ref<void(const Expr &, Seeding, int, const Expr *)> Visit) {
@@ -360,7 +344,7 @@ void FunctionSummaries::forEachDraw(
     const FunctionDecl &Def,
     llvm::function_ref<void(const Expr &, SeedValue, const Expr *)> Visit) {
   visitDraws(Def, [&](const Expr &Node, Seeding S, int, const Expr *Decisive) {
-    Visit(Node, toSeedValue(S), Decisive);
+    Visit(Node, seedOf(S), Decisive);
   });
 }
 
