@@ -245,14 +245,22 @@ void FunctionDivergence::Transfer::VisitCallExpr(const CallExpr *Call) {
 }
 
 namespace {
-/// Whether a container method of that name adds exactly one element
+/// Whether \p Method adds exactly one element to a standard sequence
 /// (`push_back`, `emplace_back`, a queue's `push`): the container's size
-/// then depends on how often it runs, not on the value added.
-bool addsOneElement(llvm::StringRef Name) {
-  return llvm::StringSwitch<bool>(Name)
-      .Cases("push_back", "emplace_back", "push_front", "emplace_front", true)
-      .Cases("push", "emplace", true)
-      .Default(false);
+/// then depends on how often it runs, not on the value added. A set's or a
+/// map's insertion drops duplicates, so its size depends on the values.
+bool addsOneElement(const CXXMethodDecl *Method) {
+  const CXXRecordDecl *Class = Method ? Method->getParent() : nullptr;
+  if (!Class || !Class->isInStdNamespace())
+    return false;
+  bool Sequence = llvm::StringSwitch<bool>(identifierName(Class))
+                      .Cases("vector", "deque", "list", "forward_list", true)
+                      .Cases("queue", "stack", "priority_queue", true)
+                      .Default(false);
+  return Sequence && llvm::StringSwitch<bool>(identifierName(Method))
+                         .Cases("push_back", "emplace_back", "push_front",
+                                "emplace_front", "push", "emplace", true)
+                         .Default(false);
 }
 } // namespace
 
@@ -272,7 +280,7 @@ void FunctionDivergence::Transfer::VisitCXXMemberCallExpr(
   Slot Object =
       Mutates ? Flow.rootLocal(Member->getImplicitObjectArgument(), Exact)
               : Slot{};
-  if (Object.first && !Object.second && addsOneElement(Name)) {
+  if (Object.first && !Object.second && addsOneElement(MD)) {
     // One more element: what it holds goes to the elements, and how many
     // there are changes only with the control that reaches the insertion.
     define({Object.first, elementsSlot()}, Arguments, false);

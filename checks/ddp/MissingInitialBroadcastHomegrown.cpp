@@ -33,6 +33,7 @@ bool isModelLocal(const VarDecl *Var) {
     return false;
   QualType T = Var->getType().getNonReferenceType();
   if (T->isArithmeticType() || randomness::isGeneratorType(T) ||
+      randomness::isDistributionType(T) ||
       modules::moduleClassOfHandle(T) || tensors::isTensorType(T))
     return false;
   return pointeeRecord(T) || T->isRecordType() || T->isArrayType() ||
@@ -46,8 +47,8 @@ const VarDecl *modelLocal(const Expr *E) {
     E = peelHandle(E)->IgnoreParenImpCasts();
     if (const auto *Member = dyn_cast<MemberExpr>(E))
       E = Member->getBase();
-    else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
-      E = Subscript->getBase();
+    else if (const Expr *Base = subscriptBase(E))
+      E = Base;
     else
       break;
   }
@@ -64,24 +65,33 @@ bool refersTo(const Stmt *S, const ValueDecl *D) {
 }
 
 /// Whether \p Call can change what \p D holds: \p D is the object of a
-/// method that is not const, or goes in an argument whose parameter is a
-/// pointer or reference to something not const (a callee out of sight, or
-/// a variadic one, is taken to).
-bool mayWrite(const CallExpr &Call, const ValueDecl *D) {
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
-      Member && handleDecl(Member->getImplicitObjectArgument()) == D)
-    return !Member->getMethodDecl() || !Member->getMethodDecl()->isConst();
+/// method (also an operator) that is not const, or goes in an argument
+/// whose parameter is a pointer or reference to something not const and,
+/// when the callee's body is here, that body may write (a callee out of
+/// sight, or a variadic one, is taken to).
+bool mayWrite(const CallExpr &Call, const ValueDecl *D, ParameterWrites &Writes) {
   const FunctionDecl *Callee = Call.getDirectCallee();
-  for (unsigned I = 0; I < Call.getNumArgs(); ++I) {
+  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Callee);
+  bool OperatorMethod = isa<CXXOperatorCallExpr>(Call) && Method;
+  const Expr *Object = nullptr;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    Object = Member->getImplicitObjectArgument();
+  else if (OperatorMethod && Call.getNumArgs())
+    Object = Call.getArg(0);
+  if (Object && refersTo(Object, D) && (!Method || !Method->isConst()))
+    return true;
+  for (unsigned I = OperatorMethod ? 1 : 0; I < Call.getNumArgs(); ++I) {
     if (!refersTo(Call.getArg(I), D))
       continue;
-    unsigned P = I - (isa<CXXOperatorCallExpr>(Call) &&
-                      isa_and_nonnull<CXXMethodDecl>(Callee) && I > 0);
+    unsigned P = I - (OperatorMethod ? 1 : 0);
     if (!Callee || P >= Callee->getNumParams())
       return true;
     QualType T = Callee->getParamDecl(P)->getType();
-    if ((T->isPointerType() && !T->getPointeeType().isConstQualified()) ||
-        (T->isReferenceType() && !T.getNonReferenceType().isConstQualified()))
+    if (!(T->isPointerType() && !T->getPointeeType().isConstQualified()) &&
+        !(T->isReferenceType() && !T.getNonReferenceType().isConstQualified()))
+      continue;
+    const FunctionDecl *Def = userDefinition(*Callee);
+    if (!Def || Writes.mayWrite(*Def, P))
       return true;
   }
   return false;
@@ -91,7 +101,8 @@ bool mayWrite(const CallExpr &Call, const ValueDecl *D) {
 /// is assigned to, the object of a member call, or the one local handed
 /// over by address or reference (none when several are).
 const VarDecl *filledBy(const Expr &Node,
-                        const llvm::DenseMap<const Expr *, const VarDecl *> &Sink) {
+                        const llvm::DenseMap<const Expr *, const VarDecl *> &Sink,
+                        ParameterWrites &Writes) {
   if (const VarDecl *Var = Sink.lookup(&Node))
     return Var;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Node))
@@ -102,7 +113,7 @@ const VarDecl *filledBy(const Expr &Node,
   const VarDecl *Only = nullptr;
   for (const Expr *Arg : Call->arguments()) {
     const VarDecl *Var = modelLocal(Arg);
-    if (Var && !mayWrite(*Call, Var))
+    if (Var && !mayWrite(*Call, Var, Writes))
       continue;
     if (Var && Only && Var != Only)
       return nullptr;
@@ -112,7 +123,6 @@ const VarDecl *filledBy(const Expr &Node,
   return Only;
 }
 
-
 /// Each call or construction inside a local's initialiser, or inside what
 /// is assigned to it, with that local.
 llvm::DenseMap<const Expr *, const VarDecl *> initialisers(const Stmt &Body) {
@@ -121,6 +131,21 @@ llvm::DenseMap<const Expr *, const VarDecl *> initialisers(const Stmt &Body) {
     if (Init && Var)
       forEachCall(Init, [&](const Expr *Node) { Sink.try_emplace(Node, Var); });
   };
+  // `for (float &v : m.w) v = dist(gen);` fills m.
+  llvm::DenseMap<const VarDecl *, const VarDecl *> Elements;
+  forEachStmt(&Body, [&](const Stmt *S) {
+    if (const auto *For = dyn_cast<CXXForRangeStmt>(S);
+        For && For->getLoopVariable()->getType()->isReferenceType())
+      if (const VarDecl *Owner = modelLocal(For->getRangeInit()))
+        Elements[For->getLoopVariable()] = Owner;
+  });
+  auto Target = [&](const Expr *LHS) -> const VarDecl * {
+    if (const VarDecl *Var = modelLocal(LHS))
+      return Var;
+    const auto *Ref = dyn_cast<DeclRefExpr>(LHS->IgnoreParenImpCasts());
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    return Var ? Elements.lookup(Var) : nullptr;
+  };
   forEachStmt(&Body, [&](const Stmt *S) {
     if (const auto *Decl = dyn_cast<DeclStmt>(S))
       for (const auto *D : Decl->decls())
@@ -128,10 +153,10 @@ llvm::DenseMap<const Expr *, const VarDecl *> initialisers(const Stmt &Body) {
           Fill(Var->getInit(), Var);
     if (const auto *Assign = dyn_cast<BinaryOperator>(S);
         Assign && Assign->getOpcode() == BO_Assign)
-      Fill(Assign->getRHS(), modelLocal(Assign->getLHS()));
+      Fill(Assign->getRHS(), Target(Assign->getLHS()));
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
         Op && Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
-      Fill(Op->getArg(1), modelLocal(Op->getArg(0)));
+      Fill(Op->getArg(1), Target(Op->getArg(0)));
   });
   return Sink;
 }
@@ -139,6 +164,9 @@ llvm::DenseMap<const Expr *, const VarDecl *> initialisers(const Stmt &Body) {
 } // namespace
 
 struct MissingInitialBroadcastCheck::HomegrownEvents {
+  /// The buffers the function's reducing collectives fill.
+  llvm::SmallPtrSet<const ValueDecl *, 8> Reduced;
+  /// Of the model being looked at.
   std::vector<const Stmt *> Starts;
   std::vector<const CallExpr *> Combines;
 };
@@ -164,59 +192,22 @@ void wholeLoopsOf(std::vector<const Stmt *> &Starts, const Expr &Draw,
   }
 }
 
-} // namespace
-
-void MissingInitialBroadcastCheck::checkHomegrown(const FunctionDecl &Function,
-                                                  ASTContext &Context) {
-  const Stmt *Body = Function.getBody();
-  if (!Body || Function.isDependentContext())
-    return;
-  FunctionSummaries &Summaries = summaries(Context);
-  // The draws: calls and constructions whose values come from a generator
-  // seeded apart on each rank, and the local they fill.
-  llvm::DenseMap<const Expr *, const VarDecl *> Sink = initialisers(*Body);
-  struct Draw {
-    const Expr *At;
-    const VarDecl *Model;
-    const Expr *Decisive;
-    SeedValue Value;
-  };
-  std::vector<Draw> Draws;
-  Summaries.forEachDraw(Function, [&](const Expr &Drawn, SeedValue V,
-                                       const Expr *Decisive) {
-    const Expr *Node = &Drawn;
-    if (V != SeedValue::Rank && V != SeedValue::PerProcess)
-      return;
-    if (const auto *Call = dyn_cast<CallExpr>(Node)) {
-      FunctionEffects E = Summaries.ofCall(*Call);
-      if (E.Communicates || E.StepsParameters)
-        return; // a training step that draws (dropout, noise)
-    }
-    if (const VarDecl *Model = filledBy(*Node, Sink))
-      Draws.push_back({Node, Model, Decisive, V});
-  });
-  if (Draws.empty() || !Summaries.distributed(Function))
-    return;
-  Reachability Flow(&Function, Body, Context);
-  const ParentMap &Parents = Summaries.analysis().parents(Function);
-  for (const Draw &D : Draws) {
-    HomegrownEvents Events;
-    collectHomegrownEvents(*D.Model, *Body, Summaries, Events);
-    wholeLoopsOf(Events.Starts, *D.At, Events.Combines, Parents);
-    for (const CallExpr *Combine : Events.Combines)
-      if (Combine != D.At && Flow.reachable(D.At, Combine, Events.Starts)) {
-        reportHomegrown(*D.Model, *D.At, D.Decisive, D.Value, *Combine,
-                        Sink.lookup(D.At) == D.Model);
-        return;
-      }
-  }
-}
-
-namespace {
-
+/// A collective that sums replicas' values into one: all-reduce, reduce,
+/// reduce-scatter.
 bool reduces(CollectiveKind K) {
   return K == CollectiveKind::AllReduce || K == CollectiveKind::Reduce ||
-         K == CollectiveKind::ReduceScatter || K == CollectiveKind::Gather;
+         K == CollectiveKind::ReduceScatter;
+}
+
+/// The arguments a reducing collective writes its result to: MPI's and
+/// NCCL's second buffer (also after `MPI_IN_PLACE`); every argument of
+/// the APIs that reduce in place.
+llvm::SmallVector<const Expr *, 2> reducedOutputs(const CallExpr &Call,
+                                                  const CollectiveInfo &Info) {
+  bool Flat = Info.Api == CollectiveApi::Mpi || Info.Api == CollectiveApi::Nccl;
+  if (Flat && Call.getNumArgs() > 1)
+    return {Call.getArg(1)};
+  return {Call.arg_begin(), Call.arg_end()};
 }
 
 /// The buffers the reducing collectives of \p Body fill: a call handed
@@ -228,16 +219,10 @@ reducedBuffers(const Stmt &Body, const Vocabulary &Vocab) {
     const auto *Call = dyn_cast<CallExpr>(Node);
     std::optional<CollectiveInfo> Info =
         Call ? Vocab.classifyCollective(*Call) : std::nullopt;
-    if (!Info || !reduces(Info->Kind))
-      return;
-    // MPI and NCCL write the second buffer (MPI's gather the fourth);
-    // the other APIs reduce in place.
-    bool Flat = Info->Api == CollectiveApi::Mpi || Info->Api == CollectiveApi::Nccl;
-    unsigned Output = Info->Kind == CollectiveKind::Gather ? 3 : 1;
-    for (unsigned I = 0; I < Call->getNumArgs(); ++I)
-      if (const ValueDecl *D = handleDecl(Call->getArg(I));
-          D && (!Flat || I == Output))
-        Reduced.insert(D);
+    if (Info && reduces(Info->Kind))
+      for (const Expr *Out : reducedOutputs(*Call, *Info))
+        if (const ValueDecl *D = handleDecl(Out))
+          Reduced.insert(D);
   });
   return Reduced;
 }
@@ -246,8 +231,8 @@ reducedBuffers(const Stmt &Body, const Vocabulary &Vocab) {
 /// the model (or one of them) may write (`collect_params(&gpt, &list)`,
 /// `adam_init(&opt, list.data)`). A broadcast of one of them gives every
 /// rank the model's values.
-llvm::SmallPtrSet<const VarDecl *, 8> partsOf(const VarDecl &Model,
-                                             const Stmt &Body) {
+llvm::SmallPtrSet<const VarDecl *, 8>
+partsOf(const VarDecl &Model, const Stmt &Body, ParameterWrites &Writes) {
   llvm::SmallPtrSet<const VarDecl *, 8> Parts{&Model};
   for (bool Changed = true; Changed;) {
     Changed = false;
@@ -259,7 +244,7 @@ llvm::SmallPtrSet<const VarDecl *, 8> partsOf(const VarDecl &Model,
         return;
       for (const Expr *Arg : Call->arguments())
         if (const VarDecl *Var = modelLocal(Arg);
-            Var && !Parts.contains(Var) && mayWrite(*Call, Var))
+            Var && !Parts.contains(Var) && mayWrite(*Call, Var, Writes))
           Changed |= Parts.insert(Var).second;
     });
   }
@@ -268,11 +253,72 @@ llvm::SmallPtrSet<const VarDecl *, 8> partsOf(const VarDecl &Model,
 
 } // namespace
 
+void MissingInitialBroadcastCheck::checkHomegrown(const FunctionDecl &Function,
+                                                  ASTContext &Context) {
+  const Stmt *Body = Function.getBody();
+  if (!Body || Function.isDependentContext())
+    return;
+  FunctionSummaries &Summaries = summaries(Context);
+  if (!Summaries.distributed(Function))
+    return;
+  // The draws: calls and constructions whose values come from a generator
+  // seeded apart on each rank, and the local they fill.
+  llvm::DenseMap<const Expr *, const VarDecl *> Sink = initialisers(*Body);
+  ParameterWrites &Writes = Summaries.analysis().writes();
+  struct Draw {
+    const Expr *At;
+    const VarDecl *Model;
+    const Expr *Decisive;
+    SeedValue Value;
+  };
+  std::vector<Draw> Draws;
+  Summaries.forEachDraw(Function, [&](const Expr &Node, SeedValue V,
+                                       const Expr *Decisive) {
+    if (V != SeedValue::Rank && V != SeedValue::PerProcess)
+      return;
+    // A training step that draws (dropout, noise), or a constructor that
+    // broadcasts what it drew, is no start apart.
+    const auto *Call = dyn_cast<CallExpr>(&Node);
+    const auto *Construct = dyn_cast<CXXConstructExpr>(&Node);
+    FunctionEffects E = Call ? Summaries.ofCall(*Call)
+                        : Construct ? Summaries.of(*Construct->getConstructor())
+                                    : FunctionEffects();
+    if (E.Communicates || E.StepsParameters || E.BroadcastsParameters)
+      return;
+    if (const VarDecl *Model = filledBy(Node, Sink, Writes))
+      Draws.push_back({&Node, Model, Decisive, V});
+  });
+  if (Draws.empty())
+    return;
+  Reachability Flow(&Function, Body, Context);
+  const ParentMap &Parents = Summaries.analysis().parents(Function);
+  HomegrownEvents Events;
+  Events.Reduced = reducedBuffers(*Body, Vocab);
+  for (const Draw &D : Draws) {
+    collectHomegrownEvents(*D.Model, *Body, Summaries, Events);
+    wholeLoopsOf(Events.Starts, *D.At, Events.Combines, Parents);
+    // A draw that runs again after the replicas were combined is part of
+    // training, not of the start.
+    if (llvm::any_of(Events.Combines, [&](const CallExpr *C) {
+          return Flow.reachable(C, D.At);
+        }))
+      continue;
+    for (const CallExpr *Combine : Events.Combines)
+      if (Combine != D.At && Flow.reachable(D.At, Combine, Events.Starts)) {
+        reportHomegrown(*D.Model, *D.At, D.Decisive, D.Value, *Combine,
+                        contains(D.Model->getInit(), D.At));
+        return;
+      }
+  }
+}
+
 void MissingInitialBroadcastCheck::collectHomegrownEvents(
     const VarDecl &Model, const Stmt &Body, FunctionSummaries &Summaries,
     HomegrownEvents &Events) const {
-  llvm::SmallPtrSet<const ValueDecl *, 8> Reduced = reducedBuffers(Body, Vocab);
-  llvm::SmallPtrSet<const VarDecl *, 8> Parts = partsOf(Model, Body);
+  Events.Starts.clear();
+  Events.Combines.clear();
+  ParameterWrites &Writes = Summaries.analysis().writes();
+  llvm::SmallPtrSet<const VarDecl *, 8> Parts = partsOf(Model, Body, Writes);
   auto OnParts = [&](const Stmt *S) {
     return llvm::any_of(Parts, [&](const VarDecl *P) { return refersTo(S, P); });
   };
@@ -285,9 +331,11 @@ void MissingInitialBroadcastCheck::collectHomegrownEvents(
     const auto *Call = dyn_cast<CallExpr>(Node);
     if (!Call || !OnParts(Call))
       return;
-    bool OnModel = refersTo(Call, &Model);
     if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call)) {
-      if (reduces(Info->Kind) && OnModel)
+      if (reduces(Info->Kind) &&
+          llvm::any_of(reducedOutputs(*Call, *Info), [&](const Expr *Out) {
+            return refersTo(Out, &Model);
+          }))
         Events.Combines.push_back(Call);
       else if (Info->Kind == CollectiveKind::Broadcast ||
                Info->Kind == CollectiveKind::Scatter)
@@ -301,11 +349,11 @@ void MissingInitialBroadcastCheck::collectHomegrownEvents(
         Summaries.filePath(*Call, /*Saves=*/false))
       Events.Starts.push_back(Call);
     // A call that only reads the model combines nothing into it.
-    else if (OnModel && mayWrite(*Call, &Model) &&
+    else if (refersTo(Call, &Model) && mayWrite(*Call, &Model, Writes) &&
              (E.Communicates || E.StepsParameters ||
               llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
                 const ValueDecl *D = handleDecl(Arg);
-                return D && D != &Model && Reduced.contains(D);
+                return D && D != &Model && Events.Reduced.contains(D);
               })))
       Events.Combines.push_back(Call);
   });

@@ -85,8 +85,8 @@ bool isArithmetic(const Stmt *S) {
 /// not compared.
 template <typename Fn>
 void forEachCallInContext(const Stmt *S, Context C, Fn &&Visit) {
-  if (!S)
-    return;
+  if (!S || isa<LambdaExpr>(S))
+    return; // a lambda's draws are its own function's
   if (const auto *Call = dyn_cast<CallExpr>(S); Call && C != Context::Blocked)
     Visit(*Call, C == Context::Floating);
   Context Inner = Context::Neutral;
@@ -108,15 +108,12 @@ void forEachCallInContext(const Stmt *S, Context C, Fn &&Visit) {
 /// `states[i]`.
 const ValueDecl *generatorDecl(const Expr *E) {
   for (unsigned Depth = 0; E && Depth < 4; ++Depth) {
-    E = E->IgnoreParenImpCasts();
+    E = peelHandle(E)->IgnoreParenImpCasts();
     if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
       return Ref->getDecl();
     if (const auto *Member = dyn_cast<MemberExpr>(E))
       return Member->getMemberDecl();
-    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
-      E = Subscript->getBase();
-    else
-      return nullptr;
+    E = subscriptBase(E);
   }
   return nullptr;
 }
@@ -164,11 +161,12 @@ public:
   GeneratorSeeds(const ValueDecl &Gen, const FunctionDecl &Def, Classify C)
       : Gen(Gen), Def(Def), ClassifySeed(C) {}
 
-  /// A seed written out (null: the engine's default, a constant, which
-  /// any seed written out replaces).
+  /// A seed written out, or null: the engine's default.
   void seed(const FunctionDecl &In, const Expr *Seed) {
     if (!Seed) {
-      Default = true;
+      // The default seed is a constant: where it may be the one that
+      // runs, it decides, for silence.
+      AnyCommon = true;
       return;
     }
     int P = -1;
@@ -182,7 +180,7 @@ public:
   /// may be the one that runs, and decides, for silence.
   Seeding result(int &P) const {
     P = AnyCommon ? -1 : Parameter;
-    if (AnyCommon || (Worst == Seeding::None && Default))
+    if (AnyCommon)
       return Seeding::Common;
     return Worst;
   }
@@ -233,7 +231,6 @@ private:
 
   int Parameter = -1;
   bool AnyCommon = false;
-  bool Default = false;
 
   const ValueDecl &Gen;
   const FunctionDecl &Def;
@@ -256,11 +253,12 @@ Seeding FunctionSummaries::generatorSeeding(const FunctionDecl &Def,
   };
   GeneratorSeeds Seeds(*Gen, Def, Classify);
   Seeds.seedingCalls(Def);
-  if (isa<ParmVarDecl>(Gen)) {
+  if (const auto *Param = dyn_cast<ParmVarDecl>(Gen)) {
     // A generator handed over: each call decides, unless seeded here.
-    int Index = parameterIndexOf(Def, Object);
-    if (Seeds.Worst == Seeding::None && Index >= 0) {
-      Parameter = Index;
+    unsigned Index = Param->getFunctionScopeIndex();
+    if (Seeds.Worst == Seeding::None && Index < Def.getNumParams() &&
+        Def.getParamDecl(Index) == Param) {
+      Parameter = int(Index);
       return Seeding::Generator;
     }
   } else if (const auto *Var = dyn_cast<VarDecl>(Gen)) {

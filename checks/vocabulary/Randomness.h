@@ -59,6 +59,8 @@ std::optional<const Expr *> engineSeed(const Expr &E, bool &PerProcess);
 /// Whether \p T is (a pointer or reference to) a standard random engine,
 /// `std::random_device`, or cuRAND's generator or state type.
 bool isGeneratorType(QualType T);
+/// Whether \p T is (a pointer or reference to) a standard distribution.
+bool isDistributionType(QualType T);
 
 } // namespace clang::tidy::ddp::randomness
 

@@ -37,12 +37,9 @@ bool isStdEngine(const CXXRecordDecl *RD) {
                 identifierName(RD) == "random_device");
 }
 
-/// `&state` -> `state`, `&states[i]` -> `states[i]`.
+/// `&state` -> `state`, `*gen` -> `gen`, `&states[i]` -> `states[i]`.
 const Expr *withoutAddress(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  if (const auto *U = dyn_cast<UnaryOperator>(E); U && U->getOpcode() == UO_AddrOf)
-    return U->getSubExpr()->IgnoreParenImpCasts();
-  return E;
+  return peelHandle(E)->IgnoreParenImpCasts();
 }
 
 std::optional<Generator> libraryDraw(const CallExpr &Call, const FunctionDecl &FD,
@@ -60,7 +57,7 @@ std::optional<Generator> libraryDraw(const CallExpr &Call, const FunctionDecl &F
                 (Name.contains("Uniform") || Name.contains("Normal"));
   bool DeviceValues = Name.starts_with("curand_") &&
                       (Name.contains("uniform") || Name.contains("normal"));
-  bool DeviceInteger = Name == "curand" || Name == "rand_r";
+  bool DeviceInteger = Name == "curand";
   if ((Values || DeviceValues || (DeviceInteger && InFloatingContext)) &&
       Call.getNumArgs() >= 1)
     return Generator{withoutAddress(Call.getArg(0)), false};
@@ -127,6 +124,11 @@ std::optional<const Expr *> engineSeed(const Expr &E, bool &PerProcess) {
   if (Construct->getConstructor()->isCopyOrMoveConstructor())
     return std::nullopt;
   return Construct->getNumArgs() ? Construct->getArg(0) : nullptr;
+}
+
+bool isDistributionType(QualType T) {
+  const CXXRecordDecl *RD = stdRecord(T);
+  return RD && identifierName(RD).ends_with("_distribution");
 }
 
 bool isGeneratorType(QualType T) {

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include <set>
 #include <vector>
 
 void *mapForTransfer(float *data, bool readOnly);
@@ -81,6 +82,21 @@ void appendRankName(std::vector<float *> &buffers, int count) {
   std::vector<int> ids{1, 2};
   ids.insert(ids.end(), rank, 0);
   for (size_t i = 0; i < ids.size(); ++i)
+    MPI_Bcast(buffers[0], count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-1]]:5: warning: collective 'MPI_Bcast' runs only on ranks where a condition that depends on the rank holds
+  // CHECK: :[[@LINE-3]]:22: note: this condition depends on the rank
+  // CHECK: note: the rank comes from here
+}
+
+// Bad: a set keeps one of each value, so how many it holds depends on the
+// values the rank put in.
+void distinctOwners(std::vector<float *> &buffers, int count) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::set<int> owners;
+  for (int i = 0; i < count; ++i)
+    owners.emplace((i + rank) / 2);
+  for (size_t k = 0; k < owners.size(); ++k)
     MPI_Bcast(buffers[0], count, MPI_FLOAT, 0, MPI_COMM_WORLD);
   // CHECK: :[[@LINE-1]]:5: warning: collective 'MPI_Bcast' runs only on ranks where a condition that depends on the rank holds
   // CHECK: :[[@LINE-3]]:22: note: this condition depends on the rank

@@ -244,3 +244,86 @@ void broadcastCollected(const float *batch, int steps) {
     MPI_Bcast(params.data[i], kWeights, MPI_FLOAT, 0, MPI_COMM_WORLD);
   trainSteps(m, batch, steps, world);
 }
+
+// Bad: the weights drawn in place, element by element, with the rank's seed.
+void drawnInPlace(const float *batch, int steps) {
+  int rank = 0, world = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  std::mt19937 gen(100 + rank);
+  std::normal_distribution<float> dist(0.0f, 0.1f);
+  Mlp m;
+  for (float &v : m.w)
+    v = dist(gen);
+  // CHECK: :[[@LINE-1]]:9: warning: 'm' starts from different random values on each rank: its weights are drawn from a generator seeded with the rank
+  trainSteps(m, batch, steps, world);
+  // CHECK: :[[@LINE-1]]:3: note: the replicas are combined here
+}
+
+// A network whose constructor draws with the clock and then broadcasts
+// rank 0's weights itself.
+class SelfSyncing {
+public:
+  SelfSyncing() {
+    std::mt19937 gen(time(nullptr));
+    std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
+    for (float &v : w_)
+      v = dist(gen);
+    MPI_Bcast(w_, kWeights, MPI_FLOAT, 0, MPI_COMM_WORLD);
+  }
+  void step(float lr) {
+    float g[kWeights];
+    MPI_Allreduce(w_, g, kWeights, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < kWeights; ++i)
+      w_[i] -= lr * g[i];
+  }
+
+private:
+  float w_[kWeights];
+};
+
+// Good: the constructor broadcasts what it drew.
+void selfSyncing(int steps) {
+  SelfSyncing net;
+  for (int s = 0; s < steps; ++s)
+    net.step(0.1f);
+}
+
+// Good: a Monte Carlo estimate; each rank's samples are meant to differ
+// and are only sent into a sum.
+double monteCarlo(int n) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::mt19937 gen(99 + rank);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> xs(n);
+  for (double &x : xs)
+    x = unit(gen);
+  double local = 0, total = 0;
+  for (double x : xs)
+    local += x;
+  MPI_Reduce(xs.data(), &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  return total;
+}
+
+// Noise added to the activations every step, drawn with the rank's seed.
+void noisyForward(Mlp *m, float *act, std::mt19937 &gen) {
+  std::normal_distribution<float> noise(0.0f, 0.01f);
+  for (int i = 0; i < kWeights; ++i)
+    act[i] = m->w[i] + noise(gen);
+}
+
+// Good: the model starts alike; the noise drawn in the loop is training's.
+void noisyTraining(int steps) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::mt19937 gen(5 + rank);
+  Mlp m;
+  initMlp(&m, 42u);
+  float act[kWeights], global[kWeights];
+  for (int s = 0; s < steps; ++s) {
+    noisyForward(&m, act, gen);
+    MPI_Allreduce(act, global, kWeights, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    applyUpdate(&m, global, 0.1f);
+  }
+}
