@@ -178,4 +178,10 @@ binaryOperands(const Expr *E, BinaryOperatorKind &Kind) {
   return std::nullopt;
 }
 
+bool isOutputType(QualType T) {
+  if (T->isLValueReferenceType())
+    return !T.getNonReferenceType().isConstQualified();
+  return T->isPointerType() && !T->getPointeeType().isConstQualified();
+}
+
 } // namespace clang::tidy::ddp

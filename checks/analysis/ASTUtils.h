@@ -37,6 +37,24 @@ template <typename Pred> bool containsWhere(const Stmt *S, Pred &&P) {
   return false;
 }
 
+/// Whether \p S names a declaration (a `DeclRefExpr`) that \p Wanted
+/// accepts.
+template <typename Pred> bool mentionsWhere(const Stmt *S, Pred &&Wanted) {
+  return containsWhere(S, [&](const Stmt *N) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(N);
+    return Ref && Wanted(Ref->getDecl());
+  });
+}
+
+/// Whether \p S names \p D.
+inline bool mentions(const Stmt *S, const ValueDecl *D) {
+  return mentionsWhere(S, [&](const ValueDecl *Named) { return Named == D; });
+}
+
+/// Whether a parameter of type \p T can hand a value back to the caller: a
+/// reference or a pointer to something not const.
+bool isOutputType(QualType T);
+
 /// Whether \p D is declared inside the source range of \p Scope.
 inline bool declaredWithin(const Decl &D, const Stmt &Scope) {
   SourceRange R = Scope.getSourceRange();

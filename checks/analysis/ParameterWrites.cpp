@@ -51,11 +51,7 @@ bool bindsMutable(const CallExpr &Call, const FunctionDecl *Callee,
            modules::inPlaceChangeTarget(Call);
   if (!Callee || I - Offset >= Callee->getNumParams())
     return true; // unknown callee, or variadic
-  QualType T = Callee->getParamDecl(I - Offset)->getType();
-  if (T->isReferenceType())
-    return !T.getNonReferenceType().isConstQualified() &&
-           !T->isRValueReferenceType();
-  return T->isPointerType() && !T->getPointeeType().isConstQualified();
+  return isOutputType(Callee->getParamDecl(I - Offset)->getType());
 }
 
 /// Visits every statement of \p S; a lambda is visited (its captures are

@@ -2,6 +2,7 @@
 
 #include "ddp/MissingInitialBroadcastCheck.h"
 
+#include "analysis/ASTUtils.h"
 #include "analysis/ParameterLoops.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -69,13 +70,8 @@ bool underRankCondition(const Stmt &S, ASTContext &Context,
   return false;
 }
 /// Whether \p S refers to one of \p Decls.
-bool mentionsAny(const Stmt &S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Decls,
-                 ASTContext &Context) {
-  return llvm::any_of(
-      match(findAll(declRefExpr(to(valueDecl().bind("d")))), S, Context),
-      [&](const BoundNodes &N) {
-        return Decls.contains(N.getNodeAs<ValueDecl>("d"));
-      });
+bool mentionsAny(const Stmt &S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Decls) {
+  return mentionsWhere(&S, [&](const ValueDecl *D) { return Decls.contains(D); });
 }
 
 /// The locals of \p Body built from \p Model, transitively: the optimizer
@@ -107,7 +103,7 @@ builtFrom(const VarDecl &Model, const Stmt &Body, ASTContext &Context) {
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (const VarDecl *Var : Vars)
-      if (!Related.contains(Var) && mentionsAny(*Source(Var), Related, Context))
+      if (!Related.contains(Var) && mentionsAny(*Source(Var), Related))
         Changed |= Related.insert(Var).second;
   }
   return Related;
@@ -243,7 +239,7 @@ void MissingInitialBroadcastCheck::addStart(
   if (Broadcasts) {
     ParameterLoop Loop = enclosingParameterLoop(C, Context);
     bool OverModel =
-        Loop.Loop && mentionsAny(*Loop.Collection, Related, Context);
+        Loop.Loop && mentionsAny(*Loop.Collection, Related);
     bool Skips =
         OverModel && skipsSomeParameters(Loop, C, [&](const Stmt &Other) {
           return isa<CallExpr>(Other) &&

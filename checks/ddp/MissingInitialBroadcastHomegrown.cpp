@@ -57,13 +57,6 @@ const VarDecl *modelLocal(const Expr *E) {
   return isModelLocal(Var) ? Var : nullptr;
 }
 
-bool refersTo(const Stmt *S, const ValueDecl *D) {
-  return containsWhere(S, [&](const Stmt *N) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(N);
-    return Ref && Ref->getDecl() == D;
-  });
-}
-
 /// Whether \p Call can change what \p D holds: \p D is the object of a
 /// method (also an operator) that is not const, or goes in an argument
 /// whose parameter is a pointer or reference to something not const and,
@@ -78,17 +71,15 @@ bool mayWrite(const CallExpr &Call, const ValueDecl *D, ParameterWrites &Writes)
     Object = Member->getImplicitObjectArgument();
   else if (OperatorMethod && Call.getNumArgs())
     Object = Call.getArg(0);
-  if (Object && refersTo(Object, D) && (!Method || !Method->isConst()))
+  if (Object && mentions(Object, D) && (!Method || !Method->isConst()))
     return true;
   for (unsigned I = OperatorMethod ? 1 : 0; I < Call.getNumArgs(); ++I) {
-    if (!refersTo(Call.getArg(I), D))
+    if (!mentions(Call.getArg(I), D))
       continue;
     unsigned P = I - (OperatorMethod ? 1 : 0);
     if (!Callee || P >= Callee->getNumParams())
       return true;
-    QualType T = Callee->getParamDecl(P)->getType();
-    if (!(T->isPointerType() && !T->getPointeeType().isConstQualified()) &&
-        !(T->isReferenceType() && !T.getNonReferenceType().isConstQualified()))
+    if (!isOutputType(Callee->getParamDecl(P)->getType()))
       continue;
     const FunctionDecl *Def = userDefinition(*Callee);
     if (!Def || Writes.mayWrite(*Def, P))
@@ -239,7 +230,7 @@ partsOf(const VarDecl &Model, const Stmt &Body, ParameterWrites &Writes) {
     forEachCall(&Body, [&](const Expr *Node) {
       const auto *Call = dyn_cast<CallExpr>(Node);
       if (!Call || llvm::none_of(Parts, [&](const VarDecl *P) {
-            return refersTo(Call, P);
+            return mentions(Call, P);
           }))
         return;
       for (const Expr *Arg : Call->arguments())
@@ -320,7 +311,7 @@ void MissingInitialBroadcastCheck::collectHomegrownEvents(
   ParameterWrites &Writes = Summaries.analysis().writes();
   llvm::SmallPtrSet<const VarDecl *, 8> Parts = partsOf(Model, Body, Writes);
   auto OnParts = [&](const Stmt *S) {
-    return llvm::any_of(Parts, [&](const VarDecl *P) { return refersTo(S, P); });
+    return llvm::any_of(Parts, [&](const VarDecl *P) { return mentions(S, P); });
   };
   forEachCall(&Body, [&](const Expr *Node) {
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(Node)) {
@@ -334,7 +325,7 @@ void MissingInitialBroadcastCheck::collectHomegrownEvents(
     if (std::optional<CollectiveInfo> Info = Vocab.classifyCollective(*Call)) {
       if (reduces(Info->Kind) &&
           llvm::any_of(reducedOutputs(*Call, *Info), [&](const Expr *Out) {
-            return refersTo(Out, &Model);
+            return mentions(Out, &Model);
           }))
         Events.Combines.push_back(Call);
       else if (Info->Kind == CollectiveKind::Broadcast ||
@@ -349,7 +340,7 @@ void MissingInitialBroadcastCheck::collectHomegrownEvents(
         Summaries.filePath(*Call, /*Saves=*/false))
       Events.Starts.push_back(Call);
     // A call that only reads the model combines nothing into it.
-    else if (refersTo(Call, &Model) && mayWrite(*Call, &Model, Writes) &&
+    else if (mentions(Call, &Model) && mayWrite(*Call, &Model, Writes) &&
              (E.Communicates || E.StepsParameters ||
               llvm::any_of(Call->arguments(), [&](const Expr *Arg) {
                 const ValueDecl *D = handleDecl(Arg);

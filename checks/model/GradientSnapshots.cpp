@@ -46,10 +46,7 @@ bool mayWriteThrough(const CallExpr &Call, unsigned Arg) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || Arg >= FD->getNumParams() || inSystemHeader(*FD))
     return false;
-  QualType T = FD->getParamDecl(Arg)->getType();
-  return (T->isPointerType() && !T->getPointeeType().isConstQualified()) ||
-         (T->isLValueReferenceType() &&
-          !T.getNonReferenceType().isConstQualified());
+  return isOutputType(FD->getParamDecl(Arg)->getType());
 }
 
 } // namespace

@@ -36,12 +36,6 @@ int parameterOfArgument(const CallExpr &Call, const Expr *Arg) {
   return -1;
 }
 
-bool isOutputType(QualType T) {
-  if (T->isLValueReferenceType())
-    return !T.getNonReferenceType().isConstQualified();
-  return T->isPointerType() && !T->getPointeeType().isConstQualified();
-}
-
 } // namespace
 
 SeedValue seedOf(FunctionEffects::Seeding S) {
