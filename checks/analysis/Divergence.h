@@ -262,6 +262,10 @@ public:
   /// null for blocks that do not branch on a condition.
   const Expr *condition(const CFGBlock &Branch) const;
   Divergence conditionValue(const CFGBlock &Branch) const;
+  /// What decides how often a counted loop `for (i = lo; i < hi; i += s)`
+  /// runs: what is left of hi - lo once the terms both bounds share
+  /// cancel, and s; none when the loop is not of that shape.
+  std::optional<Divergence> tripCountValue(const ForStmt &For) const;
   /// A loop that runs once per batch of a data loader: its condition only
   /// asks whether the loader is exhausted (a range-for over a loader,
   /// `it != loader->end()`). Distributed samplers give every rank the same

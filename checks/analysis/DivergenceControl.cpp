@@ -74,6 +74,9 @@ Divergence FunctionDivergence::conditionValue(const CFGBlock &Branch) const {
     if (const Expr *Range = For->getRangeInit();
         Range && loaders::isLoaderRange(*Range))
       return Divergence::seed(DivergenceSource::LoaderExhaustion, Range);
+  if (const auto *For = dyn_cast_or_null<ForStmt>(Branch.getTerminatorStmt()))
+    if (std::optional<Divergence> Count = tripCountValue(*For))
+      return *Count;
   const Expr *E = decidingExpr(Branch);
   return E ? value(E) : Divergence();
 }

@@ -240,10 +240,28 @@ bool skipsSomeParameters(const ParameterLoop &Loop, const Stmt &S,
 namespace {
 
 /// The variable a loop advances: a range-for's element, the counter or
-/// iterator a `for` declares or assigns in its init.
+/// iterator a `for` declares or assigns in its init, the pointer a `while`
+/// walks along a list.
 const VarDecl *advancedVariable(const Stmt &Loop) {
   if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop))
     return Range->getLoopVariable();
+  // `while (layer) { ...; layer = layer->next; }`: a walk along a list of
+  // the project's own layers advances the pointer it reads from.
+  if (const auto *While = dyn_cast<WhileStmt>(&Loop)) {
+    const VarDecl *Walked = nullptr;
+    forEachStmt(While->getBody(), [&](const Stmt *S) {
+      const auto *Assign = dyn_cast<BinaryOperator>(S);
+      if (Walked || !Assign || Assign->getOpcode() != BO_Assign)
+        return;
+      const auto *Var = dyn_cast_or_null<VarDecl>(referencedDecl(Assign->getLHS()));
+      const auto *Next =
+          dyn_cast<MemberExpr>(Assign->getRHS()->IgnoreParenImpCasts());
+      if (Var && Var->getType()->isPointerType() && Next && Next->isArrow() &&
+          referencedDecl(Next->getBase()) == Var)
+        Walked = Var;
+    });
+    return Walked;
+  }
   const auto *For = dyn_cast<ForStmt>(&Loop);
   if (!For || !For->getInit())
     return nullptr;
@@ -378,7 +396,8 @@ bool carriesIterationNamed(const Stmt &Loop, const Expr &E,
   const Stmt *Body = isa<ForStmt>(Loop) ? cast<ForStmt>(Loop).getBody()
                      : isa<CXXForRangeStmt>(Loop)
                          ? cast<CXXForRangeStmt>(Loop).getBody()
-                         : nullptr;
+                     : isa<WhileStmt>(Loop) ? cast<WhileStmt>(Loop).getBody()
+                                            : nullptr;
   if (!Var || !Body)
     return false;
   IterationTensor Iteration(*Var, *Body);

@@ -253,7 +253,7 @@ void PerParameterAllreduceCheck::registerMatchers(MatchFinder *Finder) {
                      callee(unresolvedLookupExpr())),
                unless(isExpansionInSystemHeader()),
                anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(forStmt()),
-                     hasAncestor(lambdaExpr())))
+                     hasAncestor(whileStmt()), hasAncestor(lambdaExpr())))
           .bind(CollectiveId),
       this);
   // A helper of this translation unit called once per parameter
@@ -263,7 +263,8 @@ void PerParameterAllreduceCheck::registerMatchers(MatchFinder *Finder) {
                unless(isExpansionInSystemHeader()),
                callee(functionDecl(unless(isExpansionInSystemHeader()),
                                    hasBody(stmt()))),
-               anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(forStmt())))
+               anyOf(hasAncestor(cxxForRangeStmt()), hasAncestor(forStmt()),
+                     hasAncestor(whileStmt())))
           .bind(HelperId),
       this);
   // The same call when it does not type-check (`all_reduce(p.grad(), pg)`
@@ -343,13 +344,15 @@ PerParameterSite PerParameterAllreduceCheck::siteOf(const Expr &Call,
         Site = {Loop->getBody(), Loop, false,
                 !carriesInArguments(Call, *Element, false, *Loop->getBody()) &&
                     !(Named && carriesIterationGradientInArguments(*Loop, Call))};
-    } else if (const auto *For = dyn_cast<ForStmt>(Parent)) {
+    } else if (isa<ForStmt, WhileStmt>(Parent)) {
       // An index or iterator loop over layers or gradient buffers of the
-      // project's own (`nabla_w[i]`, `layers[i]->params[j]`).
-      if (Child == For->getBody() &&
-          carriesIterationTensorInArguments(*For, Call))
-        Site = {For->getBody(), For, false,
-                !carriesIterationGradientInArguments(*For, Call)};
+      // project's own (`nabla_w[i]`, `layers[i]->params[j]`), or a walk
+      // along a list of layers (`layer = layer->next`).
+      const Stmt *Body = isa<ForStmt>(Parent) ? cast<ForStmt>(Parent)->getBody()
+                                              : cast<WhileStmt>(Parent)->getBody();
+      if (Child == Body && carriesIterationTensorInArguments(*Parent, Call))
+        Site = {Body, Parent, false,
+                !carriesIterationGradientInArguments(*Parent, Call)};
     } else if (const auto *Lambda = dyn_cast<LambdaExpr>(Parent)) {
       // Inside a hook registered with `register_hook`: once per tensor.
       const CXXMethodDecl *Operator = Lambda->getCallOperator();

@@ -289,6 +289,35 @@ std::optional<PendingUse> racingUse(const WorkStore &Store,
   return std::nullopt;
 }
 
+/// Whether \p Store keeps an MPI request in the one variable it names
+/// (`&request`, not `&requests[i]` or `requests + i`): a later store there
+/// replaces it.
+bool keepsOneRequest(const WorkStore &Store, const Vocabulary &Vocab) {
+  const Expr *Request = Vocab.requestArgument(*Store.Call);
+  const auto *Address =
+      Request ? dyn_cast<UnaryOperator>(Request->IgnoreParenImpCasts()) : nullptr;
+  return Address && Address->getOpcode() == UO_AddrOf &&
+         referencedDecl(Address->getSubExpr()->IgnoreParenImpCasts()) ==
+             Store.Holder &&
+         isa<DeclRefExpr>(Address->getSubExpr()->IgnoreParenImpCasts());
+}
+
+/// The store that replaces \p Store's request before any completion: a
+/// later post into the same request variable (the same one again, on the
+/// next iteration), reached on a path that waits on none of it.
+const CallExpr *replacedBy(const WorkStore &Store,
+                           llvm::ArrayRef<WorkStore> Stores,
+                           llvm::ArrayRef<const Stmt *> Completions,
+                           const Vocabulary &Vocab, const Reachability &Flow) {
+  if (!keepsOneRequest(Store, Vocab))
+    return nullptr;
+  for (const WorkStore &Later : Stores)
+    if (Later.Holder == Store.Holder && keepsOneRequest(Later, Vocab) &&
+        Flow.reachable(Store.Call, Later.Call, Completions))
+      return Later.Call;
+  return nullptr;
+}
+
 } // namespace
 
 void UnwaitedWorkCheck::registerMatchers(MatchFinder *Finder) {
@@ -360,11 +389,13 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
   for (const StreamRace &Race :
        sideStreamWaits(Body, Events.Steps, Vocab, Flow, Context))
     reportStreamRace(Race);
-  llvm::SmallPtrSet<const ValueDecl *, 4> Reported;
+  // Each post is its own pending work: every one that is never completed
+  // is reported; a race is reported once per holder.
+  llvm::SmallPtrSet<const ValueDecl *, 4> Raced;
   for (const WorkStore &Store : Events.Stores) {
     const auto *Local = dyn_cast<VarDecl>(Store.Holder);
     if (!Local || !Local->hasLocalStorage() || isa<ParmVarDecl>(Local) ||
-        Reported.contains(Local))
+        Raced.contains(Local))
       continue; // a field or a caller's object: waited elsewhere
     HolderCompletion Done = completionOf(*Local, Events, Context);
     if (escapes(*Local, Done.Accounted, Body, Context))
@@ -375,90 +406,16 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
             ? std::vector<PendingUse>()
             : pendingUses(*Store.Call, Events.Steps, Body, Vocab, Context);
     if (std::optional<PendingUse> Race =
-            racingUse(Store, Uses, Done.Completions, Flow, Context))
+            racingUse(Store, Uses, Done.Completions, Flow, Context)) {
       reportRace(*Store.Call, *Local, *Race->Where, Race->Tensor);
-    else if (Done.Completions.empty())
+      Raced.insert(Local);
+    } else if (Done.Completions.empty()) {
       reportNeverWaited(*Store.Call, *Local);
-    else
-      continue;
-    Reported.insert(Local);
+    } else if (const CallExpr *Later = replacedBy(
+                   Store, Events.Stores, Done.Completions, Vocab, Flow)) {
+      reportReplaced(*Store.Call, *Local, *Later);
+    }
   }
-}
-
-void UnwaitedWorkCheck::reportRace(const CallExpr &Collective,
-                                   const VarDecl &Holder, const Stmt &Where,
-                                   const VarDecl *Tensor) {
-  if (Tensor)
-    diag(Collective.getExprLoc(),
-         "%0 may still be running when %1 is read: the work kept in %2 "
-         "is not waited for on this path, so the read races with the "
-         "collective; wait on %2 first")
-        << Collective.getDirectCallee() << Tensor << &Holder;
-  else
-    diag(Collective.getExprLoc(),
-         "%0 may still be running when the optimizer steps: the work kept "
-         "in %1 is not waited for on this path, so the step races with "
-         "the collective; wait on %1 before the step")
-        << Collective.getDirectCallee() << &Holder;
-  diag(Where.getBeginLoc(), Tensor ? "read here" : "optimizer step here",
-       DiagnosticIDs::Note);
-}
-
-void UnwaitedWorkCheck::reportNeverWaited(const CallExpr &Collective,
-                                          const VarDecl &Holder) {
-  // A send or receive has a buffer, not tensors; an MPI request that is
-  // never completed also leaks.
-  bool Transfer = !Vocab.classifyCollective(Collective);
-  bool Leaks = Vocab.requestArgument(Collective) != nullptr;
-  diag(Collective.getExprLoc(),
-       "the work of %0 kept in %1 is never waited for: nothing orders the "
-       "%select{collective before later reads of its tensors|transfer before "
-       "later uses of its buffer}2 or the optimizer step%select{|, and the "
-       "request leaks}3; wait on %1 before the %select{tensors are|buffer "
-       "is}2 used")
-      << Collective.getDirectCallee() << &Holder << Transfer << Leaks;
-}
-
-void UnwaitedWorkCheck::reportStreamRace(const StreamRace &Race) {
-  const FunctionDecl *Collective = Race.Collective->getDirectCallee();
-  if (!Race.Wait) {
-    const auto *Reader = dyn_cast<CallExpr>(Race.Use);
-    const FunctionDecl *ReaderFn = Reader ? Reader->getDirectCallee() : nullptr;
-    diag(Race.Collective->getExprLoc(),
-         "%0 writes %1 on stream %2, and %3 reads it on stream %4 with "
-         "nothing ordering the two streams: the read can run before the "
-         "collective has written the buffer, on each rank its own mix; "
-         "record a CUDA event on %2 after the collective and make %4 wait on "
-         "it (cudaStreamWaitEvent), or synchronize %2 first")
-        << Collective << Race.Buffer << Race.CollectiveStream
-        << (ReaderFn ? ReaderFn->getName() : llvm::StringRef("a call"))
-        << Race.UseStream;
-    diag(Race.Use->getBeginLoc(), "read on stream %0 here", DiagnosticIDs::Note)
-        << Race.UseStream;
-    return;
-  }
-  std::string Stream = Race.CollectiveStream
-                           ? "'" + Race.CollectiveStream->getName().str() + "'"
-                           : "the guard's stream";
-  if (Race.Buffer)
-    diag(Race.Wait->getExprLoc(),
-         "the work of %0 is waited on with %1 current: wait() makes only "
-         "that stream wait for the collective, so %2, read after the guard's "
-         "scope on another stream, can be read before the reduction has "
-         "written it; wait with the reading stream current, or record a CUDA "
-         "event on %1 after the wait and block the reading stream on it")
-        << Collective << Stream << Race.Buffer;
-  else
-    diag(Race.Wait->getExprLoc(),
-         "the work of %0 is waited on with %1 current: wait() makes only "
-         "that stream wait for the collective, so the optimizer step, on "
-         "another stream after the guard's scope, can read the gradients "
-         "before the reduction has written them; wait with the stepping "
-         "stream current, or record a CUDA event on %1 after the wait and "
-         "block the stepping stream on it")
-        << Collective << Stream;
-  diag(Race.Use->getBeginLoc(),
-       Race.Buffer ? "read here" : "optimizer step here", DiagnosticIDs::Note);
 }
 
 } // namespace clang::tidy::ddp

@@ -33,6 +33,8 @@ private:
   void reportRace(const CallExpr &Collective, const VarDecl &Holder,
                   const Stmt &Where, const VarDecl *Tensor);
   void reportNeverWaited(const CallExpr &Collective, const VarDecl &Holder);
+  void reportReplaced(const CallExpr &Post, const VarDecl &Holder,
+                      const CallExpr &Later);
   void reportStreamRace(const StreamRace &Race);
 };
 

@@ -187,6 +187,40 @@ void nabla_tables(std::vector<float *> &nabla_w, std::vector<float *> &sums,
   // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
 }
 
+// Layers kept in a linked list, walked with a pointer.
+struct ListLayer {
+  ListLayer *next;
+  double *gradients;
+  int nnodes;
+  int visits;
+};
+
+void layer_list(ListLayer *input) {
+  ListLayer *current = input;
+  while (current != nullptr) {
+    MPI_Allreduce(MPI_IN_PLACE, current->gradients, current->nnodes,
+                  MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: one blocking allreduce per parameter
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+    current = current->next;
+  }
+}
+
+// OK: the walk only counts; the one buffer it sums is not the layer's.
+void layer_list_counts(ListLayer *input, double *flat, int total) {
+  int layers = 0;
+  for (ListLayer *l = input; l != nullptr; l = l->next)
+    ++layers;
+  MPI_Allreduce(MPI_IN_PLACE, flat, total, MPI_DOUBLE, MPI_SUM,
+                MPI_COMM_WORLD);
+  ListLayer *current = input;
+  while (current != nullptr) {
+    MPI_Allreduce(MPI_IN_PLACE, &current->visits, 1, MPI_INT, MPI_SUM,
+                  MPI_COMM_WORLD);
+    current = current->next;
+  }
+}
+
 // A second loop over the gradients a first loop collected.
 void gradients_container(Net &model) {
   std::vector<torch::Tensor> gradients;

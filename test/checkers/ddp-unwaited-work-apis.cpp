@@ -228,3 +228,51 @@ MPI_Comm bridge(MPI_Comm local) {
   MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1, 0, &inter);
   return inter;
 }
+
+// Each post is its own transfer: handing out shards with one send after
+// another into a single request leaks every one of them.
+void hand_out_shards(const double *x, const unsigned *y, int n, int size) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  int share = n / size;
+  for (int p = 1; p < size; ++p) {
+    MPI_Isend(x + p * share, share, MPI_DOUBLE, p, p, MPI_COMM_WORLD, &request);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the work of 'MPI_Isend' kept in 'request' is never waited for{{.*}} [ddp-unwaited-work]
+    if (y != nullptr)
+      MPI_Isend(y + p * share, share, MPI_UNSIGNED, p, p, MPI_COMM_WORLD,
+                &request);
+    // CHECK-MESSAGES: :[[@LINE-2]]:7: warning: the work of 'MPI_Isend' kept in 'request' is never waited for{{.*}} [ddp-unwaited-work]
+  }
+}
+
+// Only the last of two posts into one request is waited for: the first is
+// never completed.
+void send_weights_then_bias(const float *w, const float *b, int peer) {
+  MPI_Request req;
+  MPI_Isend(w, 16, MPI_FLOAT, peer, 0, MPI_COMM_WORLD, &req);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: the request of 'MPI_Isend' kept in 'req' is replaced by another before it is waited for: this transfer is never completed and its request leaks; wait on 'req' before posting again, or keep one request per transfer [ddp-unwaited-work]
+  MPI_Isend(b, 4, MPI_FLOAT, peer, 1, MPI_COMM_WORLD, &req);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: note: 'MPI_Isend' posts into 'req' again here
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+// A post in a loop, waited for once after it: every iteration but the last
+// replaces a pending request.
+void broadcast_by_hand(const float *w, int size) {
+  MPI_Request req;
+  for (int r = 1; r < size; ++r)
+    MPI_Isend(w, 16, MPI_FLOAT, r, 0, MPI_COMM_WORLD, &req);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the request of 'MPI_Isend' kept in 'req' is replaced by another before it is waited for{{.*}} [ddp-unwaited-work]
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: note: 'MPI_Isend' posts into 'req' again here
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+// OK: one request reused, each transfer completed before the next post.
+void send_in_turn(const float *w, const float *b, int size) {
+  MPI_Request req;
+  for (int r = 1; r < size; ++r) {
+    MPI_Isend(w, 16, MPI_FLOAT, r, 0, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+  MPI_Isend(b, 4, MPI_FLOAT, 0, 1, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
