@@ -425,6 +425,12 @@ private:
   llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> BatchVariables;
   /// Range-for loop variables over parameters (or containers named so).
   llvm::DenseSet<const VarDecl *> ParameterVariables;
+  /// What decides how often each counted loop runs (the expressions left
+  /// of hi - lo, and the step), worked out once per loop; none when the
+  /// loop is not of that shape (DivergenceTripCount.cpp).
+  mutable llvm::DenseMap<const ForStmt *,
+                         std::optional<llvm::SmallVector<const Expr *, 8>>>
+      TripCounts;
   /// Counters a `for` declares with a constant start (`for (int r = 0; r <
   /// world; ++r)`): every rank counts alike, whatever the name says.
   llvm::DenseSet<const VarDecl *> LoopCounters;

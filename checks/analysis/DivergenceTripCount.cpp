@@ -4,9 +4,18 @@
 // (hi - lo) / step times, whatever lo and hi are one by one. A rank's slice
 // `[n / size * rank, n / size * (rank + 1))` has bounds that depend on the
 // rank and a length that does not. The bounds are written as sums of
-// products of atoms (a variable, a call, a division), expanding the locals
-// that are only ever initialised; what decides the trip count is what is
-// left of hi - lo and the step.
+// products of atoms (a variable, a division, anything else), expanding the
+// locals that are only ever initialised; what decides the trip count is
+// what is left of hi - lo, and the step.
+//
+// Only what cannot change between the reads of the two bounds cancels: an
+// integer local (or by-value parameter) whose writes all come before and
+// outside any loop around the read, whose address is handed only to a call
+// at that point and never kept, and that no lambda writes; an expression of
+// such locals without calls or memory reads. Casts that may change a value
+// (from floating point, narrowing, changing the sign) end a term, and a
+// subtraction in unsigned arithmetic, which may wrap on some ranks only,
+// gives no answer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +24,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/FoldingSet.h"
@@ -26,8 +36,7 @@ namespace clang::tidy::ddp {
 
 namespace {
 
-/// A sum of products of atoms with integer coefficients; each atom is named
-/// by its declaration or by its shape, and keeps one expression of it.
+/// A sum of products of atoms with integer coefficients.
 class Polynomial {
 public:
   using Monomial = std::vector<uintptr_t>;
@@ -45,18 +54,22 @@ public:
   }
   Polynomial plus(const Polynomial &Other, int64_t Sign) const {
     Polynomial Sum = *this;
+    Sum.Overflow |= Other.Overflow;
     for (const auto &[M, C] : Other.Terms)
       Sum.add(M, Sign * C);
     return Sum;
   }
   Polynomial times(const Polynomial &Other) const {
     Polynomial Product;
+    Product.Overflow = Overflow || Other.Overflow;
     for (const auto &[MA, CA] : Terms)
       for (const auto &[MB, CB] : Other.Terms) {
         Monomial M = MA;
         M.insert(M.end(), MB.begin(), MB.end());
         llvm::sort(M);
-        Product.add(M, CA * CB);
+        int64_t C = 0;
+        Product.Overflow |= __builtin_mul_overflow(CA, CB, &C);
+        Product.add(M, C);
       }
     return Product;
   }
@@ -67,15 +80,25 @@ public:
       Out.append(M.begin(), M.end());
     return Out;
   }
+  bool overflowed() const { return Overflow; }
 
 private:
   void add(const Monomial &M, int64_t C) {
     int64_t &Slot = Terms[M];
-    Slot += C;
+    Overflow |= __builtin_add_overflow(Slot, C, &Slot);
     if (!Slot)
       Terms.erase(M);
   }
   std::map<Monomial, int64_t> Terms;
+  bool Overflow = false;
+};
+
+/// How a function writes one variable: where (assignments, increments, its
+/// address or reference handed to a call), and whether it may be written
+/// where this cannot see (an address kept, a reference bound, a lambda).
+struct VariableWrites {
+  llvm::SmallVector<const Expr *, 4> At;
+  bool Escapes = false;
 };
 
 /// Writes bounds as polynomials, and remembers one expression per atom.
@@ -85,128 +108,212 @@ public:
       : Function(Function), Context(Context) {}
 
   Polynomial of(const Expr *E, unsigned Depth = 0);
+  const VariableWrites &writesOf(const VarDecl &V);
+  /// A subtraction in unsigned arithmetic was met: the difference may wrap.
+  bool mayWrap() const { return Subtracts && Unsigned; }
+
   llvm::DenseMap<uintptr_t, const Expr *> Atoms;
 
 private:
   Polynomial atomOf(const Expr *E);
-  llvm::ArrayRef<const DeclRefExpr *> writesOf(const VarDecl &V);
-  bool onlyInitialised(const VarDecl &V) { return writesOf(V).empty(); }
+  Polynomial uniqueAtom(const Expr *E);
   bool settledBefore(const VarDecl &V, const Expr &Read);
+  bool isPure(const Expr *E);
+  bool keepsValue(const CastExpr &Cast) const;
 
-  llvm::DenseMap<const VarDecl *, llvm::SmallVector<const DeclRefExpr *, 4>>
-      Writes;
-
+  llvm::DenseMap<const VarDecl *, VariableWrites> Writes;
+  std::vector<std::pair<llvm::FoldingSetNodeID, uintptr_t>> Shapes;
+  bool Subtracts = false, Unsigned = false;
   const FunctionDecl &Function;
   ASTContext &Context;
 };
 
+/// An integral cast that keeps every value: to a type at least as wide and
+/// of the same sign, or wider and signed.
+bool Bounds::keepsValue(const CastExpr &Cast) const {
+  QualType To = Cast.getType(), From = Cast.getSubExpr()->getType();
+  if (Cast.getCastKind() == CK_LValueToRValue || Cast.getCastKind() == CK_NoOp)
+    return true;
+  if (Cast.getCastKind() != CK_IntegralCast || !To->isIntegerType() ||
+      !From->isIntegerType())
+    return false;
+  uint64_t ToBits = Context.getTypeSize(To), FromBits = Context.getTypeSize(From);
+  bool SameSign = To->isSignedIntegerType() == From->isSignedIntegerType();
+  return (SameSign && ToBits >= FromBits) ||
+         (To->isSignedIntegerType() && ToBits > FromBits);
+}
+
 Polynomial Bounds::of(const Expr *E, unsigned Depth) {
-  E = E->IgnoreParenImpCasts();
-  if (Depth > 8)
-    return atomOf(E);
+  E = E->IgnoreParens();
+  if (!E->getType()->isIntegerType() || Depth > 8)
+    return uniqueAtom(E);
+  Unsigned |= E->getType()->isUnsignedIntegerType();
   if (const auto *Literal = dyn_cast<IntegerLiteral>(E))
-    return Polynomial::constant(Literal->getValue().getSExtValue());
+    return Literal->getValue().getActiveBits() < 62
+               ? Polynomial::constant(Literal->getValue().getZExtValue())
+               : uniqueAtom(E);
   if (const auto *Cast = dyn_cast<CastExpr>(E))
-    return of(Cast->getSubExpr(), Depth + 1);
+    return keepsValue(*Cast) ? of(Cast->getSubExpr(), Depth + 1) : atomOf(E);
   if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
-    if (Unary->getOpcode() == UO_Minus)
+    if (Unary->getOpcode() == UO_Minus) {
+      Subtracts = true;
       return Polynomial().plus(of(Unary->getSubExpr(), Depth + 1), -1);
+    }
     if (Unary->getOpcode() == UO_Plus)
       return of(Unary->getSubExpr(), Depth + 1);
   }
   if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
-    Polynomial L = of(Binary->getLHS(), Depth + 1);
-    switch (Binary->getOpcode()) {
-    case BO_Add:
-      return L.plus(of(Binary->getRHS(), Depth + 1), 1);
-    case BO_Sub:
-      return L.plus(of(Binary->getRHS(), Depth + 1), -1);
-    case BO_Mul:
-      return L.times(of(Binary->getRHS(), Depth + 1));
-    default:
-      break;
+    BinaryOperatorKind Op = Binary->getOpcode();
+    if (Op == BO_Add || Op == BO_Sub || Op == BO_Mul) {
+      Polynomial L = of(Binary->getLHS(), Depth + 1);
+      Polynomial R = of(Binary->getRHS(), Depth + 1);
+      Subtracts |= Op == BO_Sub;
+      return Op == BO_Mul ? L.times(R) : L.plus(R, Op == BO_Sub ? -1 : 1);
     }
   }
   // A local that is only ever initialised stands for its initialiser.
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
         V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getInit() &&
-        V->getType()->isIntegerType() && onlyInitialised(*V))
-      return of(V->getInit(), Depth + 1);
+        !V->getType()->isReferenceType()) {
+      const VariableWrites &W = writesOf(*V);
+      if (W.At.empty() && !W.Escapes)
+        return of(V->getInit(), Depth + 1);
+    }
   return atomOf(E);
 }
 
-Polynomial Bounds::atomOf(const Expr *E) {
-  // Two mentions are one atom when they cannot differ: a variable no write
-  // can change between them, or the same expression of such variables
-  // without calls. Anything else is an atom of its own, which cancels with
-  // nothing.
-  const auto *Ref = dyn_cast<DeclRefExpr>(E);
-  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  bool Unsettled = containsWhere(E, [&](const Stmt *S) {
-    const auto *Inner = dyn_cast<DeclRefExpr>(S);
-    const auto *InnerVar = Inner ? dyn_cast<VarDecl>(Inner->getDecl()) : nullptr;
-    return isa<CallExpr, CXXConstructExpr>(S) ||
-           (InnerVar && !settledBefore(*InnerVar, *E));
-  });
-  uintptr_t Key = reinterpret_cast<uintptr_t>(E);
-  if (Var && settledBefore(*Var, *E)) {
-    Key = reinterpret_cast<uintptr_t>(Var);
-  } else if (!Ref && !Unsettled) {
-    llvm::FoldingSetNodeID ID;
-    E->Profile(ID, Context, /*Canonical=*/true);
-    Key = static_cast<uintptr_t>(ID.ComputeHash()) | 1;
-  }
+Polynomial Bounds::uniqueAtom(const Expr *E) {
+  auto Key = reinterpret_cast<uintptr_t>(E);
   Atoms.try_emplace(Key, E);
   return Polynomial::atom(Key);
 }
 
-/// The mentions of \p V that may write it (every use but a plain read).
-llvm::ArrayRef<const DeclRefExpr *> Bounds::writesOf(const VarDecl &V) {
+/// Two mentions are one atom when they cannot differ: a variable no write
+/// can change between them, or the same pure expression of such variables.
+/// Anything else is an atom of its own, which cancels with nothing.
+Polynomial Bounds::atomOf(const Expr *E) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (Var && settledBefore(*Var, *E)) {
+    auto Key = reinterpret_cast<uintptr_t>(Var);
+    Atoms.try_emplace(Key, E);
+    return Polynomial::atom(Key);
+  }
+  if (Ref || !isPure(E))
+    return uniqueAtom(E);
+  llvm::FoldingSetNodeID ID;
+  E->Profile(ID, Context, /*Canonical=*/true);
+  for (const auto &[Seen, Key] : Shapes)
+    if (Seen == ID)
+      return Polynomial::atom(Key);
+  auto Key = reinterpret_cast<uintptr_t>(E);
+  Shapes.emplace_back(ID, Key);
+  Atoms.try_emplace(Key, E);
+  return Polynomial::atom(Key);
+}
+
+/// Arithmetic of literals and settled variables: no call, no memory read,
+/// nothing that writes.
+bool Bounds::isPure(const Expr *E) {
+  return !containsWhere(E, [&](const Stmt *S) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+      const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+      return !V || !settledBefore(*V, *E);
+    }
+    if (const auto *Unary = dyn_cast<UnaryOperator>(S))
+      return Unary->getOpcode() == UO_Deref || Unary->getOpcode() == UO_AddrOf ||
+             Unary->isIncrementDecrementOp();
+    if (const auto *Binary = dyn_cast<BinaryOperator>(S))
+      return Binary->isAssignmentOp();
+    return !isa<IntegerLiteral, ParenExpr, ImplicitCastExpr, CStyleCastExpr,
+                UnaryOperator, BinaryOperator>(S);
+  });
+}
+
+/// Whether \p S lies in a lambda's body inside the function.
+bool inLambda(const Stmt &S, ASTContext &Context) {
+  DynTypedNode Node = DynTypedNode::create(S);
+  for (unsigned Depth = 0; Depth < 128; ++Depth) {
+    DynTypedNodeList Parents = Context.getParents(Node);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>())
+      return false;
+    if (Parents[0].get<LambdaExpr>())
+      return true;
+    Node = Parents[0];
+  }
+  return true;
+}
+
+const VariableWrites &Bounds::writesOf(const VarDecl &V) {
   auto [It, New] = Writes.try_emplace(&V);
-  if (New)
-    forEachStmt(Function.getBody(), [&](const Stmt *S) {
-      const auto *Ref = dyn_cast<DeclRefExpr>(S);
-      if (!Ref || Ref->getDecl() != &V)
-        return;
-      DynTypedNodeList Parents = Context.getParents(*Ref);
-      while (!Parents.empty() && Parents[0].get<ParenExpr>())
-        Parents = Context.getParents(Parents[0]);
-      const auto *Cast =
-          Parents.empty() ? nullptr : Parents[0].get<ImplicitCastExpr>();
-      if (!Cast || Cast->getCastKind() != CK_LValueToRValue)
-        It->second.push_back(Ref);
-    });
-  return It->second;
+  if (!New)
+    return It->second;
+  VariableWrites &W = It->second;
+  containsWhere(Function.getBody(), [&](const Stmt *S) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    if (!Ref || Ref->getDecl() != &V)
+      return false;
+    DynTypedNodeList Parents = Context.getParents(*Ref);
+    while (!Parents.empty() && Parents[0].get<ParenExpr>())
+      Parents = Context.getParents(Parents[0]);
+    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    const auto *Cast = dyn_cast_or_null<ImplicitCastExpr>(Parent);
+    if (Cast && Cast->getCastKind() == CK_LValueToRValue)
+      return false; // a read
+    const auto *Assign = dyn_cast_or_null<BinaryOperator>(Parent);
+    const auto *Unary = dyn_cast_or_null<UnaryOperator>(Parent);
+    const Stmt *Above = Unary && Unary->getOpcode() == UO_AddrOf
+                            ? parentPastImplicitCasts(*Unary, Context)
+                            : Parent;
+    bool Positional =
+        (Assign && Assign->isAssignmentOp() &&
+         Assign->getLHS()->IgnoreParens() == Ref) ||
+        (Unary && Unary->isIncrementDecrementOp()) ||
+        (Above && isa<CallExpr, CXXConstructExpr>(Above) &&
+         (!Unary || Unary->getOpcode() == UO_AddrOf));
+    if (Positional && !inLambda(*Ref, Context))
+      W.At.push_back(Ref);
+    else
+      W.Escapes = true;
+    return false;
+  });
+  return W;
 }
 
 /// Whether no write of \p V can run after \p Read is evaluated and before
-/// another read of it that is settled too: every write comes earlier in
-/// the function and outside any loop around \p Read (`MPI_Comm_rank(comm,
-/// &rank)` at the start).
+/// another settled read of it: a local (not a reference) whose writes all
+/// come earlier in the function, outside any loop around \p Read, and
+/// whose address is kept nowhere (`MPI_Comm_rank(comm, &rank)` at the
+/// start).
 bool Bounds::settledBefore(const VarDecl &V, const Expr &Read) {
+  if (!V.hasLocalStorage() || V.getType()->isReferenceType() ||
+      !V.getType()->isIntegerType())
+    return false;
+  const VariableWrites &W = writesOf(V);
+  if (W.Escapes)
+    return false;
   const SourceManager &SM = Context.getSourceManager();
-  return llvm::all_of(writesOf(V), [&](const DeclRefExpr *Write) {
+  return llvm::all_of(W.At, [&](const Expr *Write) {
     if (!SM.isBeforeInTranslationUnit(Write->getBeginLoc(), Read.getBeginLoc()))
       return false;
     DynTypedNode Node = DynTypedNode::create(*Write);
-    for (unsigned Depth = 0; Depth < 64; ++Depth) {
+    for (unsigned Depth = 0; Depth < 128; ++Depth) {
       DynTypedNodeList Parents = Context.getParents(Node);
       if (Parents.empty() || Parents[0].get<FunctionDecl>())
         return true;
       Node = Parents[0];
       const Stmt *Loop = Node.get<Stmt>();
-      if (Loop && isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(Loop) &&
+      if (Loop && isLoopStmt(Loop) &&
           SM.isBeforeInTranslationUnit(Loop->getBeginLoc(), Read.getBeginLoc()) &&
           SM.isBeforeInTranslationUnit(Read.getBeginLoc(), Loop->getEndLoc()))
         return false;
     }
-    return true;
+    return false;
   });
 }
 
-/// The counter of `for (i = lo; i < hi; ...)`, with lo and hi, when the
-/// loop steps it by `++`, `--`-free `+= step` and nothing else writes it.
+/// The parts of `for (i = lo; i < hi; ...)` stepped by `++` or `+= s`.
 struct CountedLoop {
   const VarDecl *Counter = nullptr;
   const Expr *Low = nullptr, *High = nullptr, *Step = nullptr;
@@ -220,57 +327,67 @@ std::optional<CountedLoop> countedLoop(const ForStmt &For) {
     Loop.Low = Loop.Counter ? Loop.Counter->getInit() : nullptr;
   } else if (const auto *Set = dyn_cast_or_null<BinaryOperator>(For.getInit());
              Set && Set->getOpcode() == BO_Assign) {
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(Set->getLHS()->IgnoreParenImpCasts()))
-      Loop.Counter = dyn_cast<VarDecl>(Ref->getDecl());
+    Loop.Counter = dyn_cast_or_null<VarDecl>(referencedDecl(Set->getLHS()));
     Loop.Low = Set->getRHS();
   }
   const auto *Cond = dyn_cast_or_null<BinaryOperator>(
       For.getCond() ? For.getCond()->IgnoreParenImpCasts() : nullptr);
-  if (!Loop.Counter || !Loop.Low || !Cond || referencedDecl(Cond->getLHS()) != Loop.Counter ||
+  if (!Loop.Counter || !Loop.Low || !Cond ||
+      !Loop.Counter->getType()->isIntegerType() ||
+      referencedDecl(Cond->getLHS()) != Loop.Counter ||
       !llvm::is_contained({BO_LT, BO_LE, BO_NE}, Cond->getOpcode()))
     return std::nullopt;
   Loop.High = Cond->getRHS();
   const Expr *Inc = For.getInc() ? For.getInc()->IgnoreParenImpCasts() : nullptr;
   if (const auto *Step = dyn_cast_or_null<UnaryOperator>(Inc);
-      Step && Step->isIncrementOp() && referencedDecl(Step->getSubExpr()) == Loop.Counter)
-    ;
-  else if (const auto *Step = dyn_cast_or_null<CompoundAssignOperator>(Inc);
-           Step && Step->getOpcode() == BO_AddAssign &&
-           referencedDecl(Step->getLHS()) == Loop.Counter)
+      Step && Step->isIncrementOp() &&
+      referencedDecl(Step->getSubExpr()) == Loop.Counter)
+    return Loop;
+  if (const auto *Step = dyn_cast_or_null<CompoundAssignOperator>(Inc);
+      Step && Step->getOpcode() == BO_AddAssign &&
+      referencedDecl(Step->getLHS()) == Loop.Counter &&
+      Step->getRHS()->getType()->isIntegerType()) {
     Loop.Step = Step->getRHS();
-  else
-    return std::nullopt;
-  bool Written = false;
-  forEachStmt(For.getBody(), [&](const Stmt *S) {
-    if (const auto *Unary = dyn_cast<UnaryOperator>(S))
-      Written |= (Unary->isIncrementDecrementOp() || Unary->getOpcode() == UO_AddrOf) &&
-                 referencedDecl(Unary->getSubExpr()) == Loop.Counter;
-    else if (const auto *Binary = dyn_cast<BinaryOperator>(S))
-      Written |= Binary->isAssignmentOp() && referencedDecl(Binary->getLHS()) == Loop.Counter;
-  });
-  if (Written)
-    return std::nullopt;
-  return Loop;
+    return Loop;
+  }
+  return std::nullopt;
 }
 
 } // namespace
 
 std::optional<Divergence>
 FunctionDivergence::tripCountValue(const ForStmt &For) const {
-  std::optional<CountedLoop> Loop = countedLoop(For);
-  if (!Loop)
-    return std::nullopt;
-  Bounds Writer(Function, Owner.context());
-  Polynomial Length = Writer.of(Loop->High).plus(Writer.of(Loop->Low), -1);
-  Divergence D;
-  for (uintptr_t Key : Length.atoms()) {
-    const Expr *Atom = Writer.Atoms.lookup(Key);
-    if (!Values.count(Atom) && !Values.count(Atom->IgnoreParenImpCasts()))
-      return std::nullopt; // not evaluated here: no claim
-    D.merge(value(Atom));
+  auto [It, New] = TripCounts.try_emplace(&For);
+  if (New) {
+    std::optional<CountedLoop> Loop = countedLoop(For);
+    Bounds Writer(Function, Owner.context());
+    // Inside the loop, only its increment changes the counter.
+    bool Counted =
+        Loop && !Writer.writesOf(*Loop->Counter).Escapes &&
+        llvm::none_of(Writer.writesOf(*Loop->Counter).At, [&](const Expr *W) {
+          return contains(For.getBody(), W) || contains(For.getCond(), W);
+        });
+    if (Counted) {
+      Polynomial Length =
+          Writer.of(Loop->High).plus(Writer.of(Loop->Low), -1);
+      if (!Length.overflowed() && !Writer.mayWrap()) {
+        llvm::SmallVector<const Expr *, 8> Terms;
+        for (uintptr_t Key : Length.atoms())
+          Terms.push_back(Writer.Atoms.lookup(Key));
+        if (Loop->Step)
+          Terms.push_back(Loop->Step);
+        It->second = std::move(Terms);
+      }
+    }
   }
-  if (Loop->Step)
-    D.merge(value(Loop->Step));
+  if (!It->second)
+    return std::nullopt;
+  Divergence D;
+  for (const Expr *Term : *It->second) {
+    if (!Values.count(Term) && !Values.count(Term->IgnoreParenImpCasts()))
+      return std::nullopt; // not evaluated here: no claim
+    D.merge(value(Term));
+  }
   return D;
 }
 

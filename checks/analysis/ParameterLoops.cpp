@@ -247,20 +247,25 @@ const VarDecl *advancedVariable(const Stmt &Loop) {
     return Range->getLoopVariable();
   // `while (layer) { ...; layer = layer->next; }`: a walk along a list of
   // the project's own layers advances the pointer it reads from.
+  // The step is a statement of the body itself, not of a loop inside it,
+  // and the condition tests the pointer.
   if (const auto *While = dyn_cast<WhileStmt>(&Loop)) {
-    const VarDecl *Walked = nullptr;
-    forEachStmt(While->getBody(), [&](const Stmt *S) {
+    const auto *Block = dyn_cast_or_null<CompoundStmt>(While->getBody());
+    if (!Block)
+      return nullptr;
+    for (const Stmt *S : Block->body()) {
       const auto *Assign = dyn_cast<BinaryOperator>(S);
-      if (Walked || !Assign || Assign->getOpcode() != BO_Assign)
-        return;
+      if (!Assign || Assign->getOpcode() != BO_Assign)
+        continue;
       const auto *Var = dyn_cast_or_null<VarDecl>(referencedDecl(Assign->getLHS()));
       const auto *Next =
           dyn_cast<MemberExpr>(Assign->getRHS()->IgnoreParenImpCasts());
       if (Var && Var->getType()->isPointerType() && Next && Next->isArrow() &&
-          referencedDecl(Next->getBase()) == Var)
-        Walked = Var;
-    });
-    return Walked;
+          referencedDecl(Next->getBase()) == Var &&
+          mentions(While->getCond(), Var))
+        return Var;
+    }
+    return nullptr;
   }
   const auto *For = dyn_cast<ForStmt>(&Loop);
   if (!For || !For->getInit())

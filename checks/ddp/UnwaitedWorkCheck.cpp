@@ -290,9 +290,12 @@ std::optional<PendingUse> racingUse(const WorkStore &Store,
 }
 
 /// Whether \p Store keeps an MPI request in the one variable it names
-/// (`&request`, not `&requests[i]` or `requests + i`): a later store there
-/// replaces it.
+/// (`&request`, not `&requests[i]`, `requests + i` or a reference bound to
+/// an element): a later store there replaces it.
 bool keepsOneRequest(const WorkStore &Store, const Vocabulary &Vocab) {
+  const auto *Var = dyn_cast_or_null<VarDecl>(Store.Holder);
+  if (!Var || Var->getType()->isReferenceType())
+    return false;
   const Expr *Request = Vocab.requestArgument(*Store.Call);
   const auto *Address =
       Request ? dyn_cast<UnaryOperator>(Request->IgnoreParenImpCasts()) : nullptr;
@@ -304,7 +307,9 @@ bool keepsOneRequest(const WorkStore &Store, const Vocabulary &Vocab) {
 
 /// The store that replaces \p Store's request before any completion: a
 /// later post into the same request variable (the same one again, on the
-/// next iteration), reached on a path that waits on none of it.
+/// next iteration) reached on a path that waits on none of it, where no
+/// wait can run between the two at all (`if (i > 0) MPI_Wait(&req, ...)`
+/// before posting again is a wait the analysis cannot rule out).
 const CallExpr *replacedBy(const WorkStore &Store,
                            llvm::ArrayRef<WorkStore> Stores,
                            llvm::ArrayRef<const Stmt *> Completions,
@@ -313,7 +318,11 @@ const CallExpr *replacedBy(const WorkStore &Store,
     return nullptr;
   for (const WorkStore &Later : Stores)
     if (Later.Holder == Store.Holder && keepsOneRequest(Later, Vocab) &&
-        Flow.reachable(Store.Call, Later.Call, Completions))
+        Flow.reachable(Store.Call, Later.Call, Completions) &&
+        llvm::none_of(Completions, [&](const Stmt *Wait) {
+          return Flow.reachable(Store.Call, Wait, {}) &&
+                 Flow.reachable(Wait, Later.Call, {});
+        }))
       return Later.Call;
   return nullptr;
 }

@@ -10,7 +10,10 @@
 
 #include <mpi.h>
 
+#include <cstddef>
+
 void learnSample(int index, double *gradients, int count);
+void skipAhead(int &index, int rank);
 
 // Good: every rank trains on n / size samples, from its own offset, and
 // sums the gradients after each one.
@@ -94,4 +97,90 @@ void trainSkipping(int n, const int *skip, double *gradients, int count) {
     // CHECK: note: this condition depends on the rank
     // CHECK: note: the rank comes from here
   }
+}
+
+// Good: the same slice written with `<=` and an assigned counter that
+// other loops reuse.
+void trainInclusive(int n, double *gradients, int count) {
+  int rank, size, i;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (i = 0; i < count; ++i)
+    gradients[i] = 0;
+  int first = rank * (n / size);
+  int last = first + n / size - 1;
+  for (i = first; i <= last; i += 1)
+    MPI_Allreduce(MPI_IN_PLACE, gradients, count, MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+}
+
+// Bad: a fractional share truncated per rank gives slices of different
+// lengths.
+void trainFractional(int n, double *gradients, int count) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  double share = double(n) / size;
+  for (int i = int(rank * share); i < int((rank + 1) * share); ++i)
+    MPI_Allreduce(MPI_IN_PLACE, gradients, count, MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-2]]:5: warning: collective 'MPI_Allreduce' runs only on ranks where a condition that depends on the rank holds{{.*}} [ddp-divergent-collective]
+  // CHECK: note: this condition depends on the rank
+  // CHECK: note: the rank comes from here
+}
+
+// Bad: unsigned bounds with a halo subtracted wrap on rank 0 only.
+void trainWithHalo(std::size_t n, double *gradients, int count) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::size_t r = static_cast<std::size_t>(rank);
+  for (std::size_t i = r * n - 2; i < (r + 1) * n + 2; ++i)
+    MPI_Allreduce(MPI_IN_PLACE, gradients, count, MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-2]]:5: warning: collective 'MPI_Allreduce' runs only on ranks where a condition that depends on the rank holds{{.*}} [ddp-divergent-collective]
+  // CHECK: note: this condition depends on the rank
+  // CHECK: note: the rank comes from here
+}
+
+// Bad: a lambda moves the start the end is computed from.
+void trainShrinking(int length, double *gradients, int count) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int begin = rank * length;
+  auto shrink = [&] { --begin; };
+  for (int i = begin; i < begin + length; ++i) {
+    if (rank == 0)
+      shrink();
+    MPI_Allreduce(MPI_IN_PLACE, gradients, count, MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+    // CHECK: :[[@LINE-2]]:5: warning: collective 'MPI_Allreduce' runs only on ranks where a condition that depends on the rank holds{{.*}} [ddp-divergent-collective]
+    // CHECK: note: this condition depends on the rank
+    // CHECK: note: the rank comes from here
+  }
+}
+
+// Bad: a helper handed the counter by reference may move it.
+void trainHelped(int length, double *gradients, int count) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int i = rank * length; i < rank * length + length; ++i) {
+    skipAhead(i, rank);
+    MPI_Allreduce(MPI_IN_PLACE, gradients, count, MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+    // CHECK: :[[@LINE-2]]:5: warning: collective 'MPI_Allreduce' runs only on ranks where a condition that depends on the rank holds{{.*}} [ddp-divergent-collective]
+    // CHECK: note: this condition depends on the rank
+    // CHECK: note: the rank comes from here
+  }
+}
+
+// Bad: the step depends on the rank.
+void trainStrided(int n, double *gradients, int count) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int i = 0; i < n; i += rank + 1)
+    MPI_Allreduce(MPI_IN_PLACE, gradients, count, MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+  // CHECK: :[[@LINE-2]]:5: warning: collective 'MPI_Allreduce' runs only on ranks where a condition that depends on the rank holds{{.*}} [ddp-divergent-collective]
+  // CHECK: note: this condition depends on the rank
+  // CHECK: note: the rank comes from here
 }

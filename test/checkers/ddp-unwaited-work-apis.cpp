@@ -276,3 +276,27 @@ void send_in_turn(const float *w, const float *b, int size) {
   MPI_Isend(b, 4, MPI_FLOAT, 0, 1, MPI_COMM_WORLD, &req);
   MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
+
+// OK: the previous transfer is waited for before the next post (from the
+// second iteration on), and the last one after the loop.
+void wait_then_repost(float *buf, int n, int peer) {
+  MPI_Request req;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0)
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    buf[0] = static_cast<float>(i);
+    MPI_Isend(buf, 4, MPI_FLOAT, peer, 0, MPI_COMM_WORLD, &req);
+  }
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+// OK: receives posted on even iterations, completed on odd ones.
+void alternate(float *buf, int n) {
+  MPI_Request req;
+  for (int i = 0; i < n; ++i) {
+    if (i % 2 == 0)
+      MPI_Irecv(buf, 4, MPI_FLOAT, 0, 0, MPI_COMM_WORLD, &req);
+    else
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+}
