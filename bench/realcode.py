@@ -13,7 +13,9 @@ Tables scored, side by side in one run:
 Each row names a repository, a commit, a file, a check, a line range and a verdict (BUG: the check
 must report inside the range; OK: it must stay silent there). flags.tsv beside each table gives the
 flags a user's build passes; `--via=FILE:UNIT` there analyses a labelled FILE that does not stand
-alone (a `.tpp` a header includes at its end) through the unit UNIT that includes it. Each repository must be present as a git directory at
+alone (a `.tpp` a header includes at its end) through the unit UNIT that includes it;
+`--configure=PATH.in` writes the header the project's build generates from that CMake template (its
+`@VAR@`s replaced by the values of the `-DVAR=value` flags) beside it. Each repository must be present as a git directory at
 MIRROR/<owner>+<name>/repo (what the search tool's fetch brings).
 
 Every finding outside a BUG row is looked up in bench/realcode/reviewed.tsv, where each was read by
@@ -122,6 +124,26 @@ def dependency_flags(mirror, work, repo_flags):
     return out
 
 
+def configure(root, repo_flags):
+    """Writes the headers `--configure=PATH.in` names, as CMake's configure_file would; returns the
+    other flags."""
+    defines = dict(fl[2:].split("=", 1) for fl in repo_flags if fl.startswith("-D") and "=" in fl)
+    rest = []
+    for fl in repo_flags:
+        if not fl.startswith("--configure="):
+            rest.append(fl)
+            continue
+        template = root / fl[len("--configure="):]
+        header = template.with_suffix("")
+        if template.is_file() and not header.exists():
+            text = re.sub(r"@(\w+)@", lambda m: defines.get(m.group(1), m.group(0)),
+                          template.read_text())
+            partial = header.with_name(f"{header.name}.{os.getpid()}.{threading.get_ident()}")
+            partial.write_text(text)
+            os.replace(partial, header)
+    return rest
+
+
 LIBTORCH2_LOCK = threading.Lock()
 
 
@@ -176,7 +198,7 @@ def analyse(mirror, work, flags, unit):
     if root is None:
         return unit, None, "not present"
     f = root / path
-    repo_flags = dependency_flags(mirror, work, flags.get(repo, []))
+    repo_flags = configure(root, dependency_flags(mirror, work, flags.get(repo, [])))
     via = [fl.split(":", 1)[1] for fl in repo_flags
            if fl.startswith("--via=") and fl[len("--via="):].split(":", 1)[0] == path]
     repo_flags = [fl for fl in repo_flags if not fl.startswith("--via=")]
