@@ -38,12 +38,30 @@ const Stmt *parentStmtAcrossDecls(const Stmt &S, ASTContext &Context) {
     // the LambdaExpr.
     const auto *Method = Parents[0].get<CXXMethodDecl>();
     const auto *Record = Parents[0].get<CXXRecordDecl>();
-    if (!Parents[0].get<VarDecl>() && !(Method && Method->getParent()->isLambda()) &&
+    // An OpenMP region's statements hang off a captured declaration.
+    if (!Parents[0].get<VarDecl>() && !Parents[0].get<CapturedDecl>() &&
+        !(Method && Method->getParent()->isLambda()) &&
         !(Record && Record->isLambda()))
       return nullptr;
     Parents = Context.getParents(Parents[0]);
   }
   return nullptr;
+}
+
+std::optional<DynTypedNode>
+enclosingWhere(const Stmt &S, ASTContext &Context,
+               llvm::function_ref<bool(const DynTypedNode &, const DynTypedNode &)>
+                   Stop) {
+  DynTypedNode From = DynTypedNode::create(S);
+  for (unsigned Depth = 0; Depth < 256; ++Depth) {
+    DynTypedNodeList Parents = Context.getParents(From);
+    if (Parents.empty() || Parents[0].get<FunctionDecl>())
+      return std::nullopt;
+    if (Stop(Parents[0], From))
+      return Parents[0];
+    From = Parents[0];
+  }
+  return std::nullopt;
 }
 
 bool isInstantiatedPattern(const FunctionDecl &FD) {

@@ -86,8 +86,18 @@ inline const Stmt *parentPastImplicitCasts(const Stmt &S,
 }
 
 /// The statement around \p S, climbing through a variable's declaration to
-/// its DeclStmt and from a lambda's body to the LambdaExpr.
+/// its DeclStmt, from a lambda's body to the LambdaExpr and from an OpenMP
+/// region's statement to its directive.
 const Stmt *parentStmtAcrossDecls(const Stmt &S, ASTContext &Context);
+
+/// The first node above \p S, innermost first and up to (not past) the
+/// function around it, for which \p Stop holds; \p Stop sees each node and
+/// the child it was reached from. None where none does.
+std::optional<DynTypedNode>
+enclosingWhere(const Stmt &S, ASTContext &Context,
+               llvm::function_ref<bool(const DynTypedNode &Node,
+                                       const DynTypedNode &From)>
+                   Stop);
 
 /// The DeclStmt that declares \p Var, or null (parameters, globals).
 inline const DeclStmt *declStmtOf(const VarDecl &Var, ASTContext &Context) {

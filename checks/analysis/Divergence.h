@@ -103,6 +103,17 @@ private:
   std::array<const Stmt *, NumDivergenceSources> Origins{};
 };
 
+/// The parts of `for (i = lo; i < hi; ...)` (`<=`, `!=` too) stepped by
+/// `++` or `+= s` (Step null for `++`).
+struct CountedLoop {
+  const VarDecl *Counter = nullptr;
+  const Expr *Low = nullptr, *High = nullptr, *Step = nullptr;
+  BinaryOperatorKind Compare = BO_LT;
+};
+
+/// \p For's parts, where it is of that shape (DivergenceTripCount.cpp).
+std::optional<CountedLoop> countedLoop(const ForStmt &For);
+
 class FunctionDivergence;
 
 /// The analysis of one translation unit: collective sites, per-function

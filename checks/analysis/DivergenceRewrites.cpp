@@ -31,34 +31,11 @@ bool names(const Expr *E, const VarDecl *V) {
 /// The counter of `for (i = 0; i < n; ++i)` (`int i = 0`, `i++`, `i += 1`,
 /// `i != n` too), or null.
 const VarDecl *countingVariable(const ForStmt &For, ASTContext &Context) {
-  const VarDecl *I = nullptr;
-  const Expr *Start = nullptr;
-  if (const auto *DS = dyn_cast_or_null<DeclStmt>(For.getInit());
-      DS && DS->isSingleDecl()) {
-    I = dyn_cast<VarDecl>(DS->getSingleDecl());
-    Start = I ? I->getInit() : nullptr;
-  } else if (const auto *Set = dyn_cast_or_null<BinaryOperator>(For.getInit());
-             Set && Set->getOpcode() == BO_Assign) {
-    if (const auto *Ref =
-            dyn_cast<DeclRefExpr>(Set->getLHS()->IgnoreParenImpCasts()))
-      I = dyn_cast<VarDecl>(Ref->getDecl());
-    Start = Set->getRHS();
-  }
-  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
-      For.getCond() ? For.getCond()->IgnoreParenImpCasts() : nullptr);
-  if (!I || !isConstant(Start, 0, Context) || !Cond ||
-      (Cond->getOpcode() != BO_LT && Cond->getOpcode() != BO_NE) ||
-      !names(Cond->getLHS(), I))
+  std::optional<CountedLoop> Loop = countedLoop(For);
+  if (!Loop || !isConstant(Loop->Low, 0, Context) ||
+      Loop->Compare == BO_LE || (Loop->Step && !isConstant(Loop->Step, 1, Context)))
     return nullptr;
-  const Expr *Inc = For.getInc() ? For.getInc()->IgnoreParenImpCasts() : nullptr;
-  if (const auto *Step = dyn_cast_or_null<UnaryOperator>(Inc);
-      Step && Step->isIncrementOp() && names(Step->getSubExpr(), I))
-    return I;
-  if (const auto *Step = dyn_cast_or_null<CompoundAssignOperator>(Inc);
-      Step && Step->getOpcode() == BO_AddAssign && names(Step->getLHS(), I) &&
-      isConstant(Step->getRHS(), 1, Context))
-    return I;
-  return nullptr;
+  return Loop->Counter;
 }
 
 /// Whether an iteration of \p Body can end before its last statement.

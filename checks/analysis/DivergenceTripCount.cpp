@@ -233,16 +233,10 @@ bool Bounds::isPure(const Expr *E) {
 
 /// Whether \p S lies in a lambda's body inside the function.
 bool inLambda(const Stmt &S, ASTContext &Context) {
-  DynTypedNode Node = DynTypedNode::create(S);
-  for (unsigned Depth = 0; Depth < 128; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty() || Parents[0].get<FunctionDecl>())
-      return false;
-    if (Parents[0].get<LambdaExpr>())
-      return true;
-    Node = Parents[0];
-  }
-  return true;
+  return enclosingWhere(S, Context, [](const DynTypedNode &Node,
+                                       const DynTypedNode &) {
+           return Node.get<LambdaExpr>() != nullptr;
+         }).has_value();
 }
 
 const VariableWrites &Bounds::writesOf(const VarDecl &V) {
@@ -297,27 +291,18 @@ bool Bounds::settledBefore(const VarDecl &V, const Expr &Read) {
   return llvm::all_of(W.At, [&](const Expr *Write) {
     if (!SM.isBeforeInTranslationUnit(Write->getBeginLoc(), Read.getBeginLoc()))
       return false;
-    DynTypedNode Node = DynTypedNode::create(*Write);
-    for (unsigned Depth = 0; Depth < 128; ++Depth) {
-      DynTypedNodeList Parents = Context.getParents(Node);
-      if (Parents.empty() || Parents[0].get<FunctionDecl>())
-        return true;
-      Node = Parents[0];
+    return !enclosingWhere(*Write, Context, [&](const DynTypedNode &Node,
+                                                const DynTypedNode &) {
       const Stmt *Loop = Node.get<Stmt>();
-      if (Loop && isLoopStmt(Loop) &&
-          SM.isBeforeInTranslationUnit(Loop->getBeginLoc(), Read.getBeginLoc()) &&
-          SM.isBeforeInTranslationUnit(Read.getBeginLoc(), Loop->getEndLoc()))
-        return false;
-    }
-    return false;
+      return Loop && isLoopStmt(Loop) &&
+             SM.isBeforeInTranslationUnit(Loop->getBeginLoc(),
+                                          Read.getBeginLoc()) &&
+             SM.isBeforeInTranslationUnit(Read.getBeginLoc(), Loop->getEndLoc());
+    });
   });
 }
 
-/// The parts of `for (i = lo; i < hi; ...)` stepped by `++` or `+= s`.
-struct CountedLoop {
-  const VarDecl *Counter = nullptr;
-  const Expr *Low = nullptr, *High = nullptr, *Step = nullptr;
-};
+} // namespace
 
 std::optional<CountedLoop> countedLoop(const ForStmt &For) {
   CountedLoop Loop;
@@ -338,6 +323,7 @@ std::optional<CountedLoop> countedLoop(const ForStmt &For) {
       !llvm::is_contained({BO_LT, BO_LE, BO_NE}, Cond->getOpcode()))
     return std::nullopt;
   Loop.High = Cond->getRHS();
+  Loop.Compare = Cond->getOpcode();
   const Expr *Inc = For.getInc() ? For.getInc()->IgnoreParenImpCasts() : nullptr;
   if (const auto *Step = dyn_cast_or_null<UnaryOperator>(Inc);
       Step && Step->isIncrementOp() &&
@@ -352,8 +338,6 @@ std::optional<CountedLoop> countedLoop(const ForStmt &For) {
   }
   return std::nullopt;
 }
-
-} // namespace
 
 std::optional<Divergence>
 FunctionDivergence::tripCountValue(const ForStmt &For) const {

@@ -204,24 +204,21 @@ bool concernsIteration(const Stmt &S, const Stmt &Body,
 } // namespace
 
 ParameterLoop enclosingParameterLoop(const Stmt &S, ASTContext &Context) {
-  DynTypedNode Child = DynTypedNode::create(S);
-  for (unsigned Depth = 0; Depth < 64; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Child);
-    if (Parents.empty() || Parents[0].get<FunctionDecl>())
-      return {};
-    DynTypedNode Node = Parents[0];
+  ParameterLoop Found;
+  enclosingWhere(S, Context, [&](const DynTypedNode &Node,
+                                 const DynTypedNode &Child) {
     const Stmt *From = Child.get<Stmt>();
     if (const auto *Range = Node.get<CXXForRangeStmt>();
         Range && From == Range->getBody() &&
         training::parameterLoopVariable(*Range))
-      return {Range, Range->getRangeInit(), Range->getBody()};
+      Found = {Range, Range->getRangeInit(), Range->getBody()};
     if (const auto *For = Node.get<ForStmt>();
         For && From == For->getBody() && For->getCond())
       if (const Expr *Collection = sizeBoundCollection(For->getCond()))
-        return {For, Collection, For->getBody()};
-    Child = Node;
-  }
-  return {};
+        Found = {For, Collection, For->getBody()};
+    return Found.Loop != nullptr;
+  });
+  return Found;
 }
 
 bool skipsSomeParameters(const ParameterLoop &Loop, const Stmt &S,

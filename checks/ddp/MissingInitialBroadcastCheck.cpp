@@ -57,17 +57,11 @@ AST_MATCHER(VarDecl, ownsNewModule) {
 
 bool underRankCondition(const Stmt &S, ASTContext &Context,
                         const Vocabulary &Vocab) {
-  DynTypedNode Node = DynTypedNode::create(S);
-  for (unsigned Depth = 0; Depth < 64; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty() || Parents[0].get<FunctionDecl>())
-      return false;
-    Node = Parents[0];
-    if (const auto *If = Node.get<IfStmt>())
-      if (Vocab.mentionsRank(If->getCond()))
-        return true;
-  }
-  return false;
+  return enclosingWhere(S, Context, [&](const DynTypedNode &Node,
+                                        const DynTypedNode &) {
+           const auto *If = Node.get<IfStmt>();
+           return If && Vocab.mentionsRank(If->getCond());
+         }).has_value();
 }
 /// Whether \p S refers to one of \p Decls.
 bool mentionsAny(const Stmt &S, const llvm::SmallPtrSetImpl<const ValueDecl *> &Decls) {
