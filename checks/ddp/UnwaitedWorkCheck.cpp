@@ -178,7 +178,7 @@ const Expr *enclosingLoopCondition(const Stmt &S, ASTContext &Context) {
 /// it and steps the optimizer.
 struct WorkEvents {
   std::vector<WorkStore> Stores;
-  std::vector<const CallExpr *> Waits, Steps;
+  std::vector<const CallExpr *> Waits, Steps, Tests;
   /// Range-for loops: a wait on the loop variable waits on the container.
   llvm::DenseMap<const VarDecl *, const CXXForRangeStmt *> LoopOver;
   /// Some call names the CUDA stream it runs on.
@@ -197,6 +197,8 @@ WorkEvents collectEvents(const Stmt &Body, const Vocabulary &Vocab,
         Events.Stores.push_back(Store);
     } else if (collectives::isWaitCall(*Call)) {
       Events.Waits.push_back(Call);
+    } else if (collectives::mpiRequestTest(*Call)) {
+      Events.Tests.push_back(Call);
     } else if (Vocab.isOptimizerStep(*Call)) {
       Events.Steps.push_back(Call);
     }
@@ -218,9 +220,40 @@ struct HolderCompletion {
   llvm::SmallVector<const Stmt *, 8> Accounted;
 };
 
+/// Whether what a test answers is read anywhere in \p Body but the tests
+/// themselves: `while (MPI_Testall(n, reqs, &done, st) != MPI_SUCCESS)`
+/// reads a return code that is MPI_SUCCESS whether or not the requests
+/// completed, and completes nothing. An answer written anywhere but a
+/// local of the function counts as read.
+bool outcomeRead(const collectives::RequestTest &Test,
+                 llvm::ArrayRef<const CallExpr *> Tests, const Stmt &Body) {
+  const auto *Address = dyn_cast<UnaryOperator>(Test.Outcome->IgnoreParenImpCasts());
+  const auto *Flag = Address && Address->getOpcode() == UO_AddrOf
+                         ? dyn_cast_or_null<VarDecl>(referencedDecl(
+                               Address->getSubExpr()->IgnoreParenImpCasts()))
+                         : nullptr;
+  if (!Flag || !Flag->hasLocalStorage())
+    return true;
+  return containsWhere(&Body, [&](const Stmt *S) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(S);
+    return Ref && Ref->getDecl() == Flag &&
+           llvm::none_of(Tests, [&](const CallExpr *T) { return contains(T, Ref); });
+  });
+}
+
 HolderCompletion completionOf(const VarDecl &Holder, const WorkEvents &Events,
-                              ASTContext &Context) {
+                              const Stmt &Body, ASTContext &Context) {
   HolderCompletion Done;
+  // A test hands the request to nobody; it completes it where its answer
+  // is read.
+  for (const CallExpr *Test : Events.Tests) {
+    std::optional<collectives::RequestTest> T = collectives::mpiRequestTest(*Test);
+    if (holderDecl(T->Requests) != &Holder)
+      continue;
+    Done.Accounted.push_back(Test);
+    if (outcomeRead(*T, Events.Tests, Body))
+      Done.Completions.push_back(Test);
+  }
   for (const CallExpr *Wait : Events.Waits) {
     const ValueDecl *Waited = holderDecl(collectives::waitedObject(*Wait));
     if (Waited == &Holder) {
@@ -259,8 +292,16 @@ bool escapes(const VarDecl &Holder, llvm::ArrayRef<const Stmt *> Accounted,
     if (llvm::any_of(Accounted,
                      [&](const Stmt *S) { return contains(S, Ref); }))
       continue;
-    // `works.size()`, `works.reserve(n)`, `works.clear()` keep it here.
+    // `works.size()`, `works.reserve(n)`, `works.clear()` keep it here;
+    // `delete[] reqs` and `free(reqs)` hand the requests to nobody.
     const Stmt *Parent = parentPastImplicitCasts(*Ref, Context);
+    if (isa_and_nonnull<CXXDeleteExpr>(Parent))
+      continue;
+    if (const auto *Free = dyn_cast_or_null<CallExpr>(Parent);
+        Free && Free->getDirectCallee() &&
+        Free->getDirectCallee()->getDeclContext()->getRedeclContext()->isFileContext() &&
+        identifierName(Free->getDirectCallee()) == "free")
+      continue;
     if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent))
       if (const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))
         if (MD->getDeclName().isIdentifier() &&
@@ -406,7 +447,7 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
     if (!Local || !Local->hasLocalStorage() || isa<ParmVarDecl>(Local) ||
         Raced.contains(Local))
       continue; // a field or a caller's object: waited elsewhere
-    HolderCompletion Done = completionOf(*Local, Events, Context);
+    HolderCompletion Done = completionOf(*Local, Events, Body, Context);
     if (escapes(*Local, Done.Accounted, Body, Context))
       continue;
     // A pending send may be read (MPI 3.0); only its completion matters.

@@ -56,6 +56,17 @@ bool isWaitCall(const CallExpr &Call);
 enum class RequestUse { Starts, Completes, Frees, Other };
 RequestUse mpiRequestUse(const CallExpr &Call);
 
+/// What an `MPI_Test*` call is handed: the requests it tests, and where it
+/// says whether they completed (the flag of `MPI_Test(&req, &flag, ...)`,
+/// `MPI_Testall(n, reqs, &flag, ...)`, `MPI_Testany(n, reqs, &i, &flag,
+/// ...)`; the count of `MPI_Testsome(n, reqs, &count, ...)`). A test
+/// completes the requests only where that answer says so.
+struct RequestTest {
+  const Expr *Requests = nullptr;
+  const Expr *Outcome = nullptr;
+};
+std::optional<RequestTest> mpiRequestTest(const CallExpr &Call);
+
 /// c10d process groups and backends (1.x `ProcessGroup`, 2.x `Backend`).
 bool isProcessGroupClass(const CXXRecordDecl &RD);
 

@@ -30,4 +30,20 @@ collectives::RequestUse collectives::mpiRequestUse(const CallExpr &Call) {
       .Default(RequestUse::Other);
 }
 
+std::optional<collectives::RequestTest>
+collectives::mpiRequestTest(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() || !isGlobalCFunction(*FD))
+    return std::nullopt;
+  auto [Requests, Outcome] =
+      llvm::StringSwitch<std::pair<unsigned, unsigned>>(FD->getName())
+          .Case("MPI_Test", {0, 1})
+          .Cases("MPI_Testall", "MPI_Testsome", {1, 2})
+          .Case("MPI_Testany", {1, 3})
+          .Default({0, 0});
+  if (Requests == Outcome || Outcome >= Call.getNumArgs())
+    return std::nullopt;
+  return RequestTest{Call.getArg(Requests), Call.getArg(Outcome)};
+}
+
 } // namespace clang::tidy::ddp

@@ -300,3 +300,41 @@ void alternate(float *buf, int n) {
       MPI_Wait(&req, MPI_STATUS_IGNORE);
   }
 }
+
+// A test completes requests only where its answer is read: this loop reads
+// MPI_Testall's return code, which is MPI_SUCCESS whether or not the
+// receives arrived, and the array is freed with them still pending.
+void shutdown_unread_test(int workers) {
+  int *codes = new int[workers];
+  MPI_Request *exits = new MPI_Request[workers];
+  int done = 0;
+  for (int i = 0; i < workers; ++i)
+    // CHECK-MESSAGES: :[[@LINE+1]]:5: warning: the work of 'MPI_Irecv' kept in 'exits' is never waited for
+    MPI_Irecv(&codes[i], 1, MPI_INT, i, 7, MPI_COMM_WORLD, &exits[i]);
+  while (MPI_Testall(workers, exits, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+  }
+  delete[] exits;
+}
+
+// OK: the flag is read; the loop ends once every receive completed.
+void shutdown_polled(int workers) {
+  int *codes = new int[workers];
+  MPI_Request *exits = new MPI_Request[workers];
+  int done = 0;
+  for (int i = 0; i < workers; ++i)
+    MPI_Irecv(&codes[i], 1, MPI_INT, i, 7, MPI_COMM_WORLD, &exits[i]);
+  while (!done)
+    MPI_Testall(workers, exits, &done, MPI_STATUSES_IGNORE);
+  delete[] exits;
+}
+
+// OK: one request tested until it completes.
+void poll_one(float *buf) {
+  MPI_Request req;
+  int flag = 0;
+  MPI_Irecv(buf, 4, MPI_FLOAT, 0, 0, MPI_COMM_WORLD, &req);
+  do {
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+  } while (!flag);
+  buf[0] += 1.0f;
+}
