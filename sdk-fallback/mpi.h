@@ -180,6 +180,11 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status);
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
 int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]);
 int MPI_Request_free(MPI_Request* request);
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count);
 

@@ -223,36 +223,38 @@ struct HolderCompletion {
 /// Whether what a test answers is read anywhere in \p Body but the tests
 /// themselves: `while (MPI_Testall(n, reqs, &done, st) != MPI_SUCCESS)`
 /// reads a return code that is MPI_SUCCESS whether or not the requests
-/// completed, and completes nothing. An answer written anywhere but a
-/// local of the function counts as read.
+/// completed, and never `done`. An answer kept anywhere but a plain local
+/// of the function (a reference, a field, a caller's flag) counts as read.
 bool outcomeRead(const collectives::RequestTest &Test,
                  llvm::ArrayRef<const CallExpr *> Tests, const Stmt &Body) {
-  const auto *Address = dyn_cast<UnaryOperator>(Test.Outcome->IgnoreParenImpCasts());
-  const auto *Flag = Address && Address->getOpcode() == UO_AddrOf
-                         ? dyn_cast_or_null<VarDecl>(referencedDecl(
-                               Address->getSubExpr()->IgnoreParenImpCasts()))
-                         : nullptr;
-  if (!Flag || !Flag->hasLocalStorage())
-    return true;
-  return containsWhere(&Body, [&](const Stmt *S) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(S);
-    return Ref && Ref->getDecl() == Flag &&
-           llvm::none_of(Tests, [&](const CallExpr *T) { return contains(T, Ref); });
+  return llvm::any_of(Test.Outcomes, [&](const Expr *Outcome) {
+    const auto *Address = dyn_cast<UnaryOperator>(Outcome->IgnoreParenImpCasts());
+    const auto *Answer = Address && Address->getOpcode() == UO_AddrOf
+                             ? dyn_cast_or_null<VarDecl>(referencedDecl(
+                                   Address->getSubExpr()->IgnoreParenImpCasts()))
+                             : nullptr;
+    if (!Answer || !Answer->hasLocalStorage() || isa<ParmVarDecl>(Answer) ||
+        Answer->getType()->isReferenceType())
+      return true;
+    return containsWhere(&Body, [&](const Stmt *S) {
+      const auto *Ref = dyn_cast<DeclRefExpr>(S);
+      return Ref && Ref->getDecl() == Answer &&
+             llvm::none_of(Tests, [&](const CallExpr *T) { return contains(T, Ref); });
+    });
   });
 }
 
 HolderCompletion completionOf(const VarDecl &Holder, const WorkEvents &Events,
                               const Stmt &Body, ASTContext &Context) {
   HolderCompletion Done;
-  // A test hands the request to nobody; it completes it where its answer
-  // is read.
+  // A test whose answer nobody reads completes nothing and hands the
+  // request to nobody; one whose answer is read is left to the caller's
+  // logic, like a request handed on.
   for (const CallExpr *Test : Events.Tests) {
     std::optional<collectives::RequestTest> T = collectives::mpiRequestTest(*Test);
-    if (holderDecl(T->Requests) != &Holder)
-      continue;
-    Done.Accounted.push_back(Test);
-    if (outcomeRead(*T, Events.Tests, Body))
-      Done.Completions.push_back(Test);
+    if (holderDecl(T->Requests) == &Holder &&
+        !outcomeRead(*T, Events.Tests, Body))
+      Done.Accounted.push_back(Test);
   }
   for (const CallExpr *Wait : Events.Waits) {
     const ValueDecl *Waited = holderDecl(collectives::waitedObject(*Wait));

@@ -17,6 +17,8 @@
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/AST/ExprCXX.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,13 +59,14 @@ enum class RequestUse { Starts, Completes, Frees, Other };
 RequestUse mpiRequestUse(const CallExpr &Call);
 
 /// What an `MPI_Test*` call is handed: the requests it tests, and where it
-/// says whether they completed (the flag of `MPI_Test(&req, &flag, ...)`,
-/// `MPI_Testall(n, reqs, &flag, ...)`, `MPI_Testany(n, reqs, &i, &flag,
-/// ...)`; the count of `MPI_Testsome(n, reqs, &count, ...)`). A test
-/// completes the requests only where that answer says so.
+/// says whether they completed (the flag of `MPI_Test(&req, &flag, ...)`
+/// and `MPI_Testall(n, reqs, &flag, ...)`; the index and the flag of
+/// `MPI_Testany(n, reqs, &i, &flag, ...)`; the count of
+/// `MPI_Testsome(n, reqs, &count, ...)`). A test completes the requests
+/// only where that answer says so.
 struct RequestTest {
   const Expr *Requests = nullptr;
-  const Expr *Outcome = nullptr;
+  llvm::SmallVector<const Expr *, 2> Outcomes;
 };
 std::optional<RequestTest> mpiRequestTest(const CallExpr &Call);
 

@@ -5,6 +5,8 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <tuple>
+
 namespace clang::tidy::ddp {
 
 collectives::RequestUse collectives::mpiRequestUse(const CallExpr &Call) {
@@ -35,15 +37,19 @@ collectives::mpiRequestTest(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier() || !isGlobalCFunction(*FD))
     return std::nullopt;
-  auto [Requests, Outcome] =
-      llvm::StringSwitch<std::pair<unsigned, unsigned>>(FD->getName())
-          .Case("MPI_Test", {0, 1})
-          .Cases("MPI_Testall", "MPI_Testsome", {1, 2})
-          .Case("MPI_Testany", {1, 3})
-          .Default({0, 0});
-  if (Requests == Outcome || Outcome >= Call.getNumArgs())
+  // The requests' position, then the answers' (the last when there is one).
+  auto [Requests, First, Last] =
+      llvm::StringSwitch<std::tuple<unsigned, unsigned, unsigned>>(FD->getName())
+          .Case("MPI_Test", {0, 1, 1})
+          .Cases("MPI_Testall", "MPI_Testsome", {1, 2, 2})
+          .Case("MPI_Testany", {1, 2, 3})
+          .Default({0, 0, 0});
+  if (First == 0 || Last >= Call.getNumArgs())
     return std::nullopt;
-  return RequestTest{Call.getArg(Requests), Call.getArg(Outcome)};
+  RequestTest Test{Call.getArg(Requests), {}};
+  for (unsigned I = First; I <= Last; ++I)
+    Test.Outcomes.push_back(Call.getArg(I));
+  return Test;
 }
 
 } // namespace clang::tidy::ddp

@@ -338,3 +338,45 @@ void poll_one(float *buf) {
   } while (!flag);
   buf[0] += 1.0f;
 }
+
+// OK: polled until the flag says done, then the optimizer steps. The flag
+// starts at 0, which the analysis does not know: a read test is left to the
+// function's logic, not taken as completing on every path.
+void poll_then_step(torch::Tensor grad, torch::optim::Optimizer &opt) {
+  MPI_Request req;
+  int flag = 0;
+  MPI_Iallreduce(MPI_IN_PLACE, grad.data_ptr(), grad.numel(), MPI_FLOAT,
+                 MPI_SUM, MPI_COMM_WORLD, &req);
+  while (!flag)
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+  opt.step();
+}
+
+// OK: MPI_Testany answers through the index too (MPI_UNDEFINED while
+// nothing completed).
+void drain_any(float *bufs, int n, void (*process)(int)) {
+  MPI_Request reqs[8];
+  for (int i = 0; i < n; ++i)
+    MPI_Irecv(&bufs[i], 1, MPI_FLOAT, i, 0, MPI_COMM_WORLD, &reqs[i]);
+  for (int got = 0; got < n;) {
+    int idx, flag;
+    MPI_Testany(n, reqs, &idx, &flag, MPI_STATUS_IGNORE);
+    if (idx != MPI_UNDEFINED) {
+      process(idx);
+      ++got;
+    }
+  }
+}
+
+// OK: the flag is a reference to a field read through the object.
+struct PollState {
+  int done = 0;
+};
+void poll_into(float *buf, PollState &state) {
+  MPI_Request req;
+  int &done = state.done;
+  MPI_Irecv(buf, 4, MPI_FLOAT, 0, 0, MPI_COMM_WORLD, &req);
+  do
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+  while (!state.done);
+}
