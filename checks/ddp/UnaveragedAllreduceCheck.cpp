@@ -400,6 +400,55 @@ bool averagedByClass(const GradientModel &Model, const Averaging &Average,
          });
 }
 
+/// Whether \p A and \p B name the same rank: the same integer constant or
+/// the same variable.
+bool sameRank(const Expr *A, const Expr *B, const ASTContext &Context) {
+  A = A->IgnoreParenImpCasts();
+  B = B->IgnoreParenImpCasts();
+  Expr::EvalResult VA, VB;
+  if (!A->isValueDependent() && !B->isValueDependent() &&
+      A->EvaluateAsInt(VA, Context) && B->EvaluateAsInt(VB, Context))
+    return VA.Val.getInt() == VB.Val.getInt();
+  const ValueDecl *DA = referencedDecl(A);
+  return DA && DA == referencedDecl(B);
+}
+
+/// Whether \p Branch of \p If runs on the root alone: the then of
+/// `rank == root`, the else of `rank != root`.
+bool rootOnlyBranch(const IfStmt &If, const Stmt *Branch, const Expr &Root,
+                    const Vocabulary &Vocab, const ASTContext &Context) {
+  const auto *Compare =
+      If.getCond() ? dyn_cast<BinaryOperator>(If.getCond()->IgnoreParenImpCasts())
+                   : nullptr;
+  if (!Compare || !Compare->isEqualityOp() || !Branch)
+    return false;
+  bool Then = Branch == If.getThen();
+  if ((!Then && Branch != If.getElse()) || Then != (Compare->getOpcode() == BO_EQ))
+    return false;
+  const Expr *L = Compare->getLHS(), *R = Compare->getRHS();
+  return (Vocab.mentionsRank(L) && sameRank(R, &Root, Context)) ||
+         (Vocab.mentionsRank(R) && sameRank(L, &Root, Context));
+}
+
+/// A reduction to one root leaves the sum on that rank alone; the ranks
+/// that skip `if (rank == root)` hold none. Such an `if` whose root branch
+/// averages covers every exit the sum takes.
+llvm::SmallVector<const Stmt *, 2>
+rootBranchesAveraging(const GradientModel &Model, const CodeUnit &U,
+                      const Expr &Anchor, llvm::ArrayRef<const Stmt *> Averages) {
+  llvm::SmallVector<const Stmt *, 2> Out;
+  const auto *Call = dyn_cast<CallExpr>(&Anchor);
+  const Expr *Root = Call ? collectives::reduceRoot(*Call) : nullptr;
+  if (!Root)
+    return Out;
+  for (const Stmt *A : Averages)
+    for (const Stmt *S = A; const Stmt *P = U.Parent.lookup(S); S = P)
+      if (const auto *If = dyn_cast<IfStmt>(P);
+          If && rootOnlyBranch(*If, S, *Root, Model.vocabulary(), Model.context()))
+        Out.push_back(If);
+  return Out;
+}
+
 } // namespace
 
 std::optional<bool> UnaveragedAllreduceCheck::averagedAfter(
@@ -418,6 +467,8 @@ std::optional<bool> UnaveragedAllreduceCheck::averagedAfter(
   for (const Stmt *A : llvm::concat<const Stmt *const>(Parts.Averages, U.Broken))
     if (A != &Anchor) // a call that does not type-check, checked as the sum
       Avoid.push_back(Model.widen(U, A, Barriers));
+  // On one process the sum is the mean.
+  llvm::append_range(Avoid, Average.singleProcessBranches(U));
   // An optimizer built with a learning rate divided by the world size
   // averages its updates instead.
   for (const Stmt *S : Parts.Steps)
@@ -427,6 +478,7 @@ std::optional<bool> UnaveragedAllreduceCheck::averagedAfter(
       SteppedAt = cast<CallExpr>(S);
       return false;
     }
+  llvm::append_range(Avoid, rootBranchesAveraging(Model, U, Anchor, Parts.Averages));
   if (!Flow.reachesExit(&Anchor, Avoid))
     return true;
   // The sum leaves the function where such an optimizer is built (for one

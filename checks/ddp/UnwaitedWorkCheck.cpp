@@ -5,6 +5,7 @@
 #include "model/UnwaitedWorkUses.h"
 
 #include "analysis/ASTUtils.h"
+#include "analysis/RequestTests.h"
 
 #include <functional>
 
@@ -220,30 +221,6 @@ struct HolderCompletion {
   llvm::SmallVector<const Stmt *, 8> Accounted;
 };
 
-/// Whether what a test answers is read anywhere in \p Body but the tests
-/// themselves: `while (MPI_Testall(n, reqs, &done, st) != MPI_SUCCESS)`
-/// reads a return code that is MPI_SUCCESS whether or not the requests
-/// completed, and never `done`. An answer kept anywhere but a plain local
-/// of the function (a reference, a field, a caller's flag) counts as read.
-bool outcomeRead(const collectives::RequestTest &Test,
-                 llvm::ArrayRef<const CallExpr *> Tests, const Stmt &Body) {
-  return llvm::any_of(Test.Outcomes, [&](const Expr *Outcome) {
-    const auto *Address = dyn_cast<UnaryOperator>(Outcome->IgnoreParenImpCasts());
-    const auto *Answer = Address && Address->getOpcode() == UO_AddrOf
-                             ? dyn_cast_or_null<VarDecl>(referencedDecl(
-                                   Address->getSubExpr()->IgnoreParenImpCasts()))
-                             : nullptr;
-    if (!Answer || !Answer->hasLocalStorage() || isa<ParmVarDecl>(Answer) ||
-        Answer->getType()->isReferenceType())
-      return true;
-    return containsWhere(&Body, [&](const Stmt *S) {
-      const auto *Ref = dyn_cast<DeclRefExpr>(S);
-      return Ref && Ref->getDecl() == Answer &&
-             llvm::none_of(Tests, [&](const CallExpr *T) { return contains(T, Ref); });
-    });
-  });
-}
-
 HolderCompletion completionOf(const VarDecl &Holder, const WorkEvents &Events,
                               const Stmt &Body, ASTContext &Context) {
   HolderCompletion Done;
@@ -252,8 +229,7 @@ HolderCompletion completionOf(const VarDecl &Holder, const WorkEvents &Events,
   // logic, like a request handed on.
   for (const CallExpr *Test : Events.Tests) {
     std::optional<collectives::RequestTest> T = collectives::mpiRequestTest(*Test);
-    if (holderDecl(T->Requests) == &Holder &&
-        !outcomeRead(*T, Events.Tests, Body))
+    if (holderDecl(T->Requests) == &Holder && !testAnswerRead(*Test, Body))
       Done.Accounted.push_back(Test);
   }
   for (const CallExpr *Wait : Events.Waits) {
@@ -297,12 +273,7 @@ bool escapes(const VarDecl &Holder, llvm::ArrayRef<const Stmt *> Accounted,
     // `works.size()`, `works.reserve(n)`, `works.clear()` keep it here;
     // `delete[] reqs` and `free(reqs)` hand the requests to nobody.
     const Stmt *Parent = parentPastImplicitCasts(*Ref, Context);
-    if (isa_and_nonnull<CXXDeleteExpr>(Parent))
-      continue;
-    if (const auto *Free = dyn_cast_or_null<CallExpr>(Parent);
-        Free && Free->getDirectCallee() &&
-        Free->getDirectCallee()->getDeclContext()->getRedeclContext()->isFileContext() &&
-        identifierName(Free->getDirectCallee()) == "free")
+    if (Parent && flow::releasesStorage(*Parent))
       continue;
     if (const auto *ME = dyn_cast_or_null<MemberExpr>(Parent))
       if (const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl()))

@@ -12,6 +12,8 @@
 #include "ddp/UnwaitedWorkCheck.h"
 
 #include "analysis/ASTUtils.h"
+#include "analysis/RequestTests.h"
+#include "vocabulary/DataFlow.h"
 #include "vocabulary/Collectives.h"
 #include "vocabulary/LLVMCompat.h"
 #include "vocabulary/VocabularyHelpers.h"
@@ -82,9 +84,12 @@ void UnwaitedWorkCheck::checkRequestFields(const CXXRecordDecl &Class) {
           Started.try_emplace(F, Call);
         return;
       }
-      // Freeing is no completion; subscripting or comparing the container
-      // hands nothing on.
-      if (Use == collectives::RequestUse::Frees || isa<CXXOperatorCallExpr>(Call))
+      // Freeing is no completion, nor is a test whose answer nobody reads;
+      // subscripting or comparing the container hands nothing on.
+      if (Use == collectives::RequestUse::Frees || isa<CXXOperatorCallExpr>(Call) ||
+          flow::releasesStorage(*Call) ||
+          (Use == collectives::RequestUse::Tests &&
+           !testAnswerRead(*Call, *Method->getBody())))
         return;
       for (const Expr *Arg : Call->arguments())
         if (const FieldDecl *F = requestField(Arg))

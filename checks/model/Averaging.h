@@ -28,6 +28,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace clang::tidy::ddp {
 
 namespace averaging {
@@ -50,6 +52,12 @@ public:
   /// from an all-reduce, a const local initialised with it, or an integer
   /// a scalar all-reduce writes (`MPI_Allreduce(&n, &total, ...)`).
   bool isReducedCount(const Expr *E) const;
+  /// The branches of unit U that run only when the world size is 1: the
+  /// body of `if (ws <= 1)` (`ws == 1`, `ws < 2`), the else of
+  /// `if (ws > 1)`. The sum over one rank is its mean, so a path through
+  /// one needs no average (`if (size <= 1) return;` between the SUM and
+  /// its division).
+  llvm::SmallVector<const Stmt *, 2> singleProcessBranches(const CodeUnit &U) const;
   /// When E divides a tensor by the world size (or multiplies it by
   /// 1 / world size), the tensor expression scaled; null otherwise.
   const Expr *averagedTensor(const Expr *E) const;
@@ -74,6 +82,7 @@ public:
   }
 
 private:
+  std::optional<bool> singleProcessTest(const Expr *Condition) const;
   void findWorldSizeDecls();
   /// One step of findWorldSizeDecls: what \p D takes from \p Value, a
   /// statement of \p U, a call; each says whether it learnt something new.

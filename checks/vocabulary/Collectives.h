@@ -53,9 +53,10 @@ bool isWaitCall(const CallExpr &Call);
 
 /// What an MPI call does with the requests it is handed: starts one (the
 /// nonblocking `MPI_I*` calls, its last argument), completes them
-/// (`MPI_Wait*`, `MPI_Test*`), frees one without completing it
-/// (`MPI_Request_free`), or anything else.
-enum class RequestUse { Starts, Completes, Frees, Other };
+/// (`MPI_Wait*`), completes them when its answer says so (`MPI_Test*`, see
+/// mpiRequestTest), frees one without completing it (`MPI_Request_free`),
+/// or anything else.
+enum class RequestUse { Starts, Completes, Tests, Frees, Other };
 RequestUse mpiRequestUse(const CallExpr &Call);
 
 /// What an `MPI_Test*` call is handed: the requests it tests, and where it
@@ -69,6 +70,11 @@ struct RequestTest {
   llvm::SmallVector<const Expr *, 2> Outcomes;
 };
 std::optional<RequestTest> mpiRequestTest(const CallExpr &Call);
+
+/// The rank a reduction to one root leaves the sum on: the root argument
+/// of `MPI_Reduce`, `MPI_Ireduce` and `ncclReduce`; null for any other
+/// call. The other ranks hold no sum.
+const Expr *reduceRoot(const CallExpr &Call);
 
 /// c10d process groups and backends (1.x `ProcessGroup`, 2.x `Backend`).
 bool isProcessGroupClass(const CXXRecordDecl &RD);

@@ -77,6 +77,11 @@ bool isCollectiveBufferType(QualType T);
 
 std::optional<RawCopy> rawDataCopy(const CallExpr &Call);
 
+/// Whether \p Parent, the statement right above a use of a pointer,
+/// releases the storage the pointer designates: `delete p`, `delete[] p`,
+/// C's `free(p)`. What is released is handed to nobody.
+bool releasesStorage(const Stmt &Parent);
+
 /// `torch::autograd::grad`: returns the gradients it computes.
 bool returnsGradients(const FunctionDecl &FD);
 

@@ -201,4 +201,13 @@ bool flow::isNumberType(QualType T) {
   return RD && RD->getName() == "Scalar";
 }
 
+bool flow::releasesStorage(const Stmt &Parent) {
+  if (isa<CXXDeleteExpr>(Parent))
+    return true;
+  const auto *Call = dyn_cast<CallExpr>(&Parent);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  return FD && FD->getDeclContext()->getRedeclContext()->isFileContext() &&
+         identifierName(FD) == "free" && Call->getNumArgs() == 1;
+}
+
 } // namespace clang::tidy::ddp

@@ -1,4 +1,4 @@
-//===--- VocabularyRequests.cpp - what MPI does with its requests ---------===//
+//===--- VocabularyRequests.cpp - what MPI does with requests and roots ---===//
 
 #include "vocabulary/Collectives.h"
 #include "vocabulary/VocabularyInternal.h"
@@ -26,7 +26,7 @@ collectives::RequestUse collectives::mpiRequestUse(const CallExpr &Call) {
       .Cases("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
              RequestUse::Completes)
       .Cases("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome",
-             RequestUse::Completes)
+             RequestUse::Tests)
       .Case("MPI_Request_get_status", RequestUse::Completes)
       .Case("MPI_Request_free", RequestUse::Frees)
       .Default(RequestUse::Other);
@@ -50,6 +50,19 @@ collectives::mpiRequestTest(const CallExpr &Call) {
   for (unsigned I = First; I <= Last; ++I)
     Test.Outcomes.push_back(Call.getArg(I));
   return Test;
+}
+
+const Expr *collectives::reduceRoot(const CallExpr &Call) {
+  const FunctionDecl *FD = Call.getDirectCallee();
+  if (!FD || !FD->getDeclName().isIdentifier() || !isGlobalCFunction(*FD) ||
+      Call.getNumArgs() < 7)
+    return nullptr;
+  // (send, receive, count, type, op, root, ...) alike.
+  return llvm::StringSwitch<bool>(FD->getName())
+                 .Cases("MPI_Reduce", "MPI_Ireduce", "ncclReduce", true)
+                 .Default(false)
+             ? Call.getArg(5)
+             : nullptr;
 }
 
 } // namespace clang::tidy::ddp

@@ -345,3 +345,119 @@ void buffer_sized_like_weights(std::vector<double> &weights, double lr) {
   for (size_t i = 0; i < weights.size(); ++i)
     weights[i] -= lr * grad[i];
 }
+
+// OK: on one process the sum is the mean, so leaving early when the world
+// size is 1 skips nothing; every other path divides.
+class GradientAverager {
+public:
+  int world_size() const {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return size;
+  }
+  void allreduce_mean(float *grad, int count) {
+    MPI_Allreduce(MPI_IN_PLACE, grad, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    int size = world_size();
+    if (size <= 1)
+      return;
+    for (int i = 0; i < count; ++i)
+      grad[i] /= static_cast<float>(size);
+  }
+  // The same test written the other way round: the division runs only
+  // when there is more than one process.
+  void allreduce_mean_else(float *grad, int count) {
+    MPI_Allreduce(MPI_IN_PLACE, grad, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    if (1 < world_size()) {
+      for (int i = 0; i < count; ++i)
+        grad[i] /= static_cast<float>(world_size());
+    } else {
+      return;
+    }
+  }
+  // Leaving early on two processes skips a division that matters.
+  void allreduce_unless_pair(float *grad, int count) {
+    MPI_Allreduce(MPI_IN_PLACE, grad, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    // CHECK: :[[@LINE-1]]:5: warning: 'MPI_Allreduce' sums the gradients over all ranks{{.*}} [ddp-unaveraged-allreduce]
+    int size = world_size();
+    if (size <= 2)
+      return;
+    for (int i = 0; i < count; ++i)
+      grad[i] /= static_cast<float>(size);
+  }
+};
+
+void sgd_averaged(float *w, float *grad, int n, GradientAverager &avg) {
+  avg.allreduce_mean(grad, n);
+  for (int i = 0; i < n; ++i)
+    w[i] -= 0.1f * grad[i];
+}
+void sgd_averaged_else(float *w, float *grad, int n, GradientAverager &avg) {
+  avg.allreduce_mean_else(grad, n);
+  for (int i = 0; i < n; ++i)
+    w[i] -= 0.1f * grad[i];
+}
+void sgd_unless_pair(float *w, float *grad, int n, GradientAverager &avg) {
+  avg.allreduce_unless_pair(grad, n);
+  for (int i = 0; i < n; ++i)
+    w[i] -= 0.1f * grad[i];
+}
+
+// OK: a reduction to rank 0 leaves the sum there alone; the root divides
+// it before its update, and the other ranks hold no sum to average.
+double local_gradient(const std::vector<double> &params, std::vector<double> &grad);
+void root_averages(std::vector<double> &params, int epochs) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<double> grad(params.size()), total(params.size());
+  int n = (int)params.size();
+  for (int e = 0; e < epochs; ++e) {
+    MPI_Bcast(params.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    local_gradient(params, grad);
+    MPI_Reduce(grad.data(), total.data(), n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+      for (int j = 0; j < n; ++j) {
+        total[j] /= size;
+        params[j] -= 0.1 * total[j];
+      }
+  }
+}
+
+// The root applies the sum as it is.
+void root_sums(std::vector<double> &params, int epochs) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<double> grad(params.size()), total(params.size());
+  int n = (int)params.size();
+  for (int e = 0; e < epochs; ++e) {
+    MPI_Bcast(params.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    local_gradient(params, grad);
+    MPI_Reduce(grad.data(), total.data(), n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    // CHECK: :[[@LINE-1]]:5: warning: 'MPI_Reduce' sums the gradients over all ranks{{.*}} [ddp-unaveraged-allreduce]
+    if (rank == 0)
+      for (int j = 0; j < n; ++j)
+        params[j] -= 0.1 * total[j];
+  }
+}
+
+// A rank that is not the root divides what it never received; the root
+// applies the sum as it is.
+void wrong_rank_averages(std::vector<double> &params, int epochs) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<double> grad(params.size()), total(params.size());
+  int n = (int)params.size();
+  for (int e = 0; e < epochs; ++e) {
+    MPI_Bcast(params.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    local_gradient(params, grad);
+    MPI_Reduce(grad.data(), total.data(), n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    // CHECK: :[[@LINE-1]]:5: warning: 'MPI_Reduce' sums the gradients over all ranks{{.*}} [ddp-unaveraged-allreduce]
+    if (rank == 1)
+      for (int j = 0; j < n; ++j)
+        total[j] /= size;
+    if (rank == 0)
+      for (int j = 0; j < n; ++j)
+        params[j] -= 0.1 * total[j];
+  }
+}

@@ -18,6 +18,7 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <cstdlib>
 #include <vector>
 
 void mpi_step_before_wait(torch::Tensor grad, torch::optim::Optimizer &optimizer) {
@@ -138,6 +139,54 @@ public:
 private:
   int next_ = 0;
   MPI_Request req_ = MPI_REQUEST_NULL;
+};
+
+// A test whose answer nobody reads completes nothing: the shutdown polls
+// MPI_Test's return code, MPI_SUCCESS whether or not the receive arrived,
+// and the request is still pending when the object is gone.
+class ExitListener {
+public:
+  void listen() {
+    MPI_Irecv(&code_, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, &exit_req_);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the request of 'MPI_Irecv' kept in field 'exit_req_' is never waited on or tested by any method of 'ExitListener'{{.*}} [ddp-unwaited-work]
+  }
+  void shutdown() {
+    int flag = 0;
+    while (MPI_Test(&exit_req_, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+    }
+  }
+
+private:
+  int code_ = 0;
+  MPI_Request exit_req_ = MPI_REQUEST_NULL;
+};
+
+// OK: the answer is kept in a field, which any method may read.
+class ExitWatcher {
+public:
+  void listen() { MPI_Irecv(&code_, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, &req_); }
+  void poll() { MPI_Test(&req_, &arrived_, MPI_STATUS_IGNORE); }
+  bool arrived() const { return arrived_ != 0; }
+
+private:
+  int code_ = 0;
+  int arrived_ = 0;
+  MPI_Request req_ = MPI_REQUEST_NULL;
+};
+
+// Freeing the array of requests hands them to nobody.
+class Scatterer {
+public:
+  void send(double *rows, int n) {
+    reqs_ = static_cast<MPI_Request *>(malloc(n * sizeof(MPI_Request)));
+    for (int i = 0; i < n; ++i)
+      MPI_Isend(rows + i, 1, MPI_DOUBLE, i, 0, MPI_COMM_WORLD, &reqs_[i]);
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: the request of 'MPI_Isend' kept in field 'reqs_' is never waited on or tested by any method of 'Scatterer'{{.*}} [ddp-unwaited-work]
+  }
+  ~Scatterer() { free(reqs_); }
+
+private:
+  MPI_Request *reqs_ = nullptr;
 };
 
 // OK: the request is handed to a helper, which may complete it.
