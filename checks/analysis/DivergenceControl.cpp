@@ -180,47 +180,20 @@ Divergence FunctionDivergence::implicitAt(const Stmt *S) {
   return B ? implicitIn(*B) : Divergence();
 }
 
-/// Which side of a test of the world size against 1 runs alone: 1 for the
-/// `then` side (`world == 1`, `size <= 1`, `n < 2`), 0 for the `else` side
-/// (`world > 1`, `size != 1`), -1 for a condition that is no such test.
-static int soleProcessSide(const Expr *E, const Vocabulary &Vocab,
-                           const ASTContext &Context) {
-  const auto *Bin = dyn_cast_or_null<BinaryOperator>(
-      E ? E->IgnoreParenImpCasts() : nullptr);
-  if (!Bin || !Bin->isComparisonOp())
-    return -1;
-  auto IsWorldSize = [&](const Expr *Side) {
-    Side = Side->IgnoreParenImpCasts();
-    if (const auto *Call = dyn_cast<CallExpr>(Side))
-      return Vocab.returnsWorldSize(*Call);
-    const ValueDecl *D = referencedDecl(Side);
-    return D && ranks::isWorldSizeName(identifierName(D));
-  };
-  auto Constant = [&](const Expr *Side) -> std::optional<int64_t> {
-    Expr::EvalResult R;
-    if (Side->isValueDependent() ||
-        !Side->EvaluateAsInt(R, Context))
-      return std::nullopt;
-    return R.Val.getInt().getExtValue();
-  };
-  BinaryOperatorKind Op = Bin->getOpcode();
-  const Expr *World = Bin->getLHS(), *Other = Bin->getRHS();
-  if (!IsWorldSize(World)) {
-    std::swap(World, Other);
-    Op = BinaryOperator::reverseComparisonOp(Op);
-    if (!IsWorldSize(World))
-      return -1;
-  }
-  std::optional<int64_t> N = Constant(Other);
-  if (!N)
-    return -1;
-  if ((Op == BO_EQ && *N == 1) || (Op == BO_LE && *N == 1) ||
-      (Op == BO_LT && *N == 2))
-    return 1;
-  if ((Op == BO_NE && *N == 1) || (Op == BO_GT && *N == 1) ||
-      (Op == BO_GE && *N == 2))
-    return 0;
-  return -1;
+/// Which side of a test of the world size against 1 runs alone
+/// (ranks::soleProcessOnThen), the world size known by its query or name.
+static std::optional<bool> soleProcessOnThen(const Expr *E, const Vocabulary &Vocab,
+                                             const ASTContext &Context) {
+  return ranks::soleProcessOnThen(
+      E,
+      [&](const Expr *Side) {
+        Side = Side->IgnoreParenImpCasts();
+        if (const auto *Call = dyn_cast<CallExpr>(Side))
+          return Vocab.returnsWorldSize(*Call);
+        const ValueDecl *D = referencedDecl(Side);
+        return D && ranks::isWorldSizeName(identifierName(D));
+      },
+      Context);
 }
 
 namespace {
@@ -280,10 +253,9 @@ bool FunctionDivergence::isAloneEdge(const CFGBlock &Branch,
       const_cast<CFGBlock &>(Branch).getTerminatorCondition(false));
   // `if (world_size == 1) total = local;`: one process, no peer to differ
   // from.
-  if (int Side =
-          soleProcessSide(Condition, Vocab, Function.getASTContext());
-      Side >= 0)
-    return &Succ == (Side == 1 ? Then : Else);
+  if (std::optional<bool> OnThen =
+          soleProcessOnThen(Condition, Vocab, Function.getASTContext()))
+    return &Succ == (*OnThen ? Then : Else);
   if (CommunicatorHandles.empty())
     return false;
   // Which side has no communicator handle.

@@ -390,33 +390,6 @@ void Averaging::findWorldSizeDecls() {
   }
 }
 
-/// Whether \p Condition, with the world size at least 1, holds exactly
-/// when the world size is 1 (true), exactly when it is more (false), or
-/// neither (nullopt): `ws <= 1`, `ws < 2`, `ws == 1`, `1 >= ws` against
-/// `ws > 1`, `ws >= 2`, `ws != 1`, `2 <= ws`.
-std::optional<bool> Averaging::singleProcessTest(const Expr *Condition) const {
-  const auto *Compare = dyn_cast<BinaryOperator>(Condition->IgnoreParenImpCasts());
-  if (!Compare || !Compare->isComparisonOp())
-    return std::nullopt;
-  const ASTContext &Context = Model.context();
-  BinaryOperatorKind Op = Compare->getOpcode();
-  const Expr *Size = Compare->getLHS(), *Number = Compare->getRHS();
-  if (!isWorldSize(Size)) {
-    std::swap(Size, Number);
-    Op = BinaryOperator::reverseComparisonOp(Op);
-  }
-  Expr::EvalResult K;
-  if (!isWorldSize(Size) || Number->isValueDependent() ||
-      !Number->EvaluateAsInt(K, Context))
-    return std::nullopt;
-  int64_t N = K.Val.getInt().getExtValue();
-  if ((Op == BO_LE && N == 1) || (Op == BO_LT && N == 2) || (Op == BO_EQ && N == 1))
-    return true;
-  if ((Op == BO_GT && N == 1) || (Op == BO_GE && N == 2) || (Op == BO_NE && N == 1))
-    return false;
-  return std::nullopt;
-}
-
 llvm::SmallVector<const Stmt *, 2>
 Averaging::singleProcessBranches(const CodeUnit &U) const {
   llvm::SmallVector<const Stmt *, 2> Out;
@@ -424,7 +397,9 @@ Averaging::singleProcessBranches(const CodeUnit &U) const {
     const auto *If = dyn_cast<IfStmt>(S);
     if (!If || !If->getCond())
       continue;
-    std::optional<bool> Single = singleProcessTest(If->getCond());
+    std::optional<bool> Single = ranks::soleProcessOnThen(
+        If->getCond(), [&](const Expr *E) { return isWorldSize(E); },
+        Model.context());
     const Stmt *Branch = !Single ? nullptr : *Single ? If->getThen() : If->getElse();
     if (Branch)
       Out.push_back(Branch);

@@ -82,7 +82,6 @@ public:
   }
 
 private:
-  std::optional<bool> singleProcessTest(const Expr *Condition) const;
   void findWorldSizeDecls();
   /// One step of findWorldSizeDecls: what \p D takes from \p Value, a
   /// statement of \p U, a call; each says whether it learnt something new.

@@ -15,7 +15,10 @@
 
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang/AST/Expr.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -28,6 +31,16 @@ namespace ranks {
 /// `kWorldSize`, `ws`, `num_ranks`, `nprocs`, `num_gpus`, ... (not
 /// `world_rank`).
 bool isWorldSizeName(llvm::StringRef Name);
+
+/// Which side of a test of the world size against a number runs on one
+/// process alone: true for the `then` side (`ws == 1`, `ws <= 1`,
+/// `ws < 2`, `1 >= ws`), false for the `else` side (`ws > 1`, `ws != 1`,
+/// `ws >= 2`), nullopt where \p Condition is no such test. \p IsWorldSize
+/// says which expressions hold the world size.
+std::optional<bool>
+soleProcessOnThen(const Expr *Condition,
+                  llvm::function_ref<bool(const Expr *)> IsWorldSize,
+                  const ASTContext &Context);
 
 /// A method name that asks a communicator for its size: `size`,
 /// `getSize`, `get_size`, `nranks`, `num_ranks`.

@@ -303,4 +303,31 @@ bool ranks::differsPerProcess(const Stmt *S, unsigned Depth) {
   return false;
 }
 
+std::optional<bool>
+ranks::soleProcessOnThen(const Expr *Condition,
+                         llvm::function_ref<bool(const Expr *)> IsWorldSize,
+                         const ASTContext &Context) {
+  const auto *Compare = dyn_cast_or_null<BinaryOperator>(
+      Condition ? Condition->IgnoreParenImpCasts() : nullptr);
+  if (!Compare || !Compare->isComparisonOp())
+    return std::nullopt;
+  BinaryOperatorKind Op = Compare->getOpcode();
+  const Expr *World = Compare->getLHS(), *Number = Compare->getRHS();
+  if (!IsWorldSize(World)) {
+    std::swap(World, Number);
+    Op = BinaryOperator::reverseComparisonOp(Op);
+    if (!IsWorldSize(World))
+      return std::nullopt;
+  }
+  Expr::EvalResult K;
+  if (Number->isValueDependent() || !Number->EvaluateAsInt(K, Context))
+    return std::nullopt;
+  int64_t N = K.Val.getInt().getExtValue();
+  if ((Op == BO_EQ && N == 1) || (Op == BO_LE && N == 1) || (Op == BO_LT && N == 2))
+    return true;
+  if ((Op == BO_NE && N == 1) || (Op == BO_GT && N == 1) || (Op == BO_GE && N == 2))
+    return false;
+  return std::nullopt;
+}
+
 } // namespace clang::tidy::ddp
