@@ -702,3 +702,50 @@ void rebroadcast_same_model(Net &model, int rounds) {
     // CHECK-MESSAGES: :[[@LINE-3]]:5: note: loop over the parameters here
   }
 }
+
+// Layers of the project's own whose update buffers are named for nothing:
+// what a walk over the layers hands to the collective is each layer's own.
+struct TagiLayer {
+  float *d_delta_mu = nullptr;
+  float *d_delta_var = nullptr;
+  int count = 0;
+};
+struct TagiBucket {
+  float *d_data = nullptr;
+  int count = 0;
+};
+
+void sync_deltas(std::vector<TagiLayer *> &layers) {
+  for (TagiLayer *layer : layers) {
+    MPI_Allreduce(MPI_IN_PLACE, layer->d_delta_mu, layer->count, MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: one blocking allreduce per parameter: every tensor waits out a full collective round trip
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: loop over the parameters here
+    MPI_Allreduce(MPI_IN_PLACE, layer->d_delta_var, layer->count, MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: one blocking allreduce per parameter: every tensor waits out a full collective round trip
+    // CHECK-MESSAGES: :[[@LINE-8]]:3: note: loop over the parameters here
+  }
+}
+
+// OK: a walk over buckets, each one collective for many tensors.
+void sync_buckets(std::vector<TagiBucket *> &buckets) {
+  for (TagiBucket *bucket : buckets)
+    MPI_Allreduce(MPI_IN_PLACE, bucket->d_data, bucket->count, MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+}
+
+// OK: the layers' start handed out once, before training.
+void start_layers(std::vector<TagiLayer *> &layers) {
+  for (TagiLayer *layer : layers)
+    MPI_Bcast(layer->d_delta_mu, layer->count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+}
+
+void train_tagi(std::vector<TagiLayer *> &layers,
+                std::vector<TagiBucket *> &buckets, int steps) {
+  start_layers(layers);
+  for (int s = 0; s < steps; ++s) {
+    sync_deltas(layers);
+    sync_buckets(buckets);
+  }
+}
