@@ -2,9 +2,7 @@
 
 #include "analysis/ParameterLoops.h"
 #include "analysis/ASTUtils.h"
-#include "vocabulary/DataFlow.h"
 #include "vocabulary/TensorMethods.h"
-#include "vocabulary/VocabularyHelpers.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -347,27 +345,6 @@ public:
     });
   }
 
-  /// \p S holds a buffer that an element of the collection owns: a field
-  /// of a class of the project, of pointer, vector or tensor type, on an
-  /// object reached from the loop's element (`layer->d_delta_w`,
-  /// `cuda_layer->d_mu_b` with `cuda_layer` made from `layer`), whatever
-  /// its name. A bucket or flat buffer (named so) is no element's own.
-  bool carriesOwnedBuffer(const Stmt *S, unsigned Depth = 0) const {
-    if (!S || Depth > 6 || isa<LambdaExpr>(S))
-      return false;
-    if (const auto *Member = dyn_cast<MemberExpr>(S)) {
-      const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
-      if (Field && !inSystemHeader(*Field) &&
-          flow::isCollectiveBufferType(Field->getType()) &&
-          !modules::namesCoalescedStorage(identifierName(Field)) &&
-          dependsOnVariable(Member->getBase()))
-        return true;
-    }
-    return llvm::any_of(S->children(), [&](const Stmt *Child) {
-      return carriesOwnedBuffer(Child, Depth);
-    });
-  }
-
 private:
   /// A local declared in the loop's body.
   const VarDecl *bodyLocal(const DeclRefExpr *Ref) const {
@@ -426,17 +403,10 @@ bool carriesIterationNamed(const Stmt &Loop, const Expr &E,
   if (!Var || !Body)
     return false;
   IterationTensor Iteration(*Var, *Body);
-  if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop)) {
-    llvm::StringRef Collection = accessName(Range->getRangeInit());
-    if (modules::namesGradients(Collection) && Iteration.dependsOnVariable(&E))
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(&Loop))
+    if (modules::namesGradients(accessName(Range->getRangeInit())) &&
+        Iteration.dependsOnVariable(&E))
       return true;
-    // A walk over objects of the project (layers) hands out what each
-    // one owns, whatever its name; not a walk over buckets.
-    if (Names == &modules::namesSyncedTensor &&
-        !modules::namesCoalescedStorage(Collection) &&
-        Iteration.carriesOwnedBuffer(&E))
-      return true;
-  }
   return Iteration.carriesNamed(&E, Names);
 }
 

@@ -35,9 +35,6 @@ bool holdsNoParameters(const CXXRecordDecl &ModuleClass);
 /// `nabla_w`, `dw_`; no bucket); namesSyncedTensor adds parameters.
 bool namesGradients(llvm::StringRef Name);
 bool namesSyncedTensor(llvm::StringRef Name);
-/// A name for tensors gathered into one buffer, coalesced already
-/// (`bucket`, `chunk`, `flat`, `shard`).
-bool namesCoalescedStorage(llvm::StringRef Name);
 
 /// The name of the method a module's (or a wrapper's) call runs:
 /// `forward`.

@@ -91,10 +91,6 @@ bool namesCoalesced(llvm::StringRef Lower) {
 }
 } // namespace
 
-bool modules::namesCoalescedStorage(llvm::StringRef Name) {
-  return namesCoalesced(Name.lower());
-}
-
 bool modules::namesGradients(llvm::StringRef Name) {
   std::string Lower = Name.lower();
   llvm::StringRef N(Lower);
