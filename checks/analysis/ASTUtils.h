@@ -169,6 +169,15 @@ template <typename Fn> void forEachStmt(const Stmt *S, Fn &&Visit) {
     forEachStmt(Child, Visit);
 }
 
+/// Visits every statement in \p S, the bodies of lambdas included (a worker
+/// thread's lambda runs the object's code too).
+template <typename Fn> void forEachStmtAndLambda(const Stmt *S, Fn &&Visit) {
+  containsWhere(S, [&](const Stmt *N) {
+    Visit(N);
+    return false;
+  });
+}
+
 /// The lambda an expression is: itself, through the std::function or
 /// temporary it is converted to, or a local initialised with one (a hook
 /// handed to register_hook, a task handed to a thread pool); null otherwise.

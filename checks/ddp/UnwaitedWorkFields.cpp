@@ -74,7 +74,7 @@ void UnwaitedWorkCheck::checkRequestFields(const CXXRecordDecl &Class) {
   llvm::DenseMap<const FieldDecl *, const CallExpr *> Started;
   llvm::DenseSet<const FieldDecl *> Accounted; // completed, or handed on
   for (const FunctionDecl *Method : definedMethods(Class))
-    forEachStmt(Method->getBody(), [&](const Stmt *S) {
+    forEachStmtAndLambda(Method->getBody(), [&](const Stmt *S) {
       const auto *Call = dyn_cast<CallExpr>(S);
       if (!Call)
         return;

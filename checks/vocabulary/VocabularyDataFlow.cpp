@@ -206,7 +206,8 @@ bool flow::releasesStorage(const Stmt &Parent) {
     return true;
   const auto *Call = dyn_cast<CallExpr>(&Parent);
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
-  return FD && FD->getDeclContext()->getRedeclContext()->isFileContext() &&
+  const DeclContext *Where = FD ? FD->getDeclContext()->getRedeclContext() : nullptr;
+  return Where && (Where->isTranslationUnit() || Where->isStdNamespace()) &&
          identifierName(FD) == "free" && Call->getNumArgs() == 1;
 }
 

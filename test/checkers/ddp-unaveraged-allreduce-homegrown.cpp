@@ -461,3 +461,25 @@ void wrong_rank_averages(std::vector<double> &params, int epochs) {
         params[j] -= 0.1 * total[j];
   }
 }
+
+// The root divides the sum on some epochs only: the others step with it
+// undivided.
+void root_averages_sometimes(std::vector<double> &params, int epochs) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<double> grad(params.size()), total(params.size());
+  int n = (int)params.size();
+  for (int e = 0; e < epochs; ++e) {
+    local_gradient(params, grad);
+    MPI_Reduce(grad.data(), total.data(), n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    // CHECK: :[[@LINE-1]]:5: warning: 'MPI_Reduce' sums the gradients over all ranks{{.*}} [ddp-unaveraged-allreduce]
+    if (rank == 0) {
+      if (e % 10 == 0)
+        for (int j = 0; j < n; ++j)
+          total[j] /= size;
+      for (int j = 0; j < n; ++j)
+        params[j] -= 0.1 * total[j];
+    }
+  }
+}

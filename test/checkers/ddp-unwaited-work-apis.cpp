@@ -189,6 +189,26 @@ private:
   MPI_Request *reqs_ = nullptr;
 };
 
+// OK: a worker thread's lambda waits on the requests before the array is
+// freed.
+class Overlapper {
+public:
+  void start(double *grads, int n) {
+    n_ = n;
+    reqs_ = static_cast<MPI_Request *>(malloc(n * sizeof(MPI_Request)));
+    for (int i = 0; i < n; ++i)
+      MPI_Iallreduce(MPI_IN_PLACE, grads + i, 1, MPI_DOUBLE, MPI_SUM,
+                     MPI_COMM_WORLD, &reqs_[i]);
+    auto finish_all = [this] { MPI_Waitall(n_, reqs_, MPI_STATUSES_IGNORE); };
+    finish_all();
+  }
+  ~Overlapper() { free(reqs_); }
+
+private:
+  int n_ = 0;
+  MPI_Request *reqs_ = nullptr;
+};
+
 // OK: the request is handed to a helper, which may complete it.
 void finish(MPI_Request *req);
 class HandsOn {
