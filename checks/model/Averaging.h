@@ -117,6 +117,16 @@ private:
   llvm::DenseSet<const CodeUnit *> ScalingUnits;
 };
 
+/// Whether \p Anchor, a reduction to one root (`MPI_Reduce`,
+/// `MPI_Ireduce`, `ncclReduce`), is averaged by the root: the branch of
+/// `if (rank == root)` (or the else of `rank != root`) nearest around one
+/// of \p Averages leaves unit U on no path that skips \p Avoid (the
+/// averages, widened). The other ranks hold no sum to average.
+/// (RootedReductions.cpp)
+bool rootAveragesSum(const GradientModel &Model, const CodeUnit &U,
+                     const Expr &Anchor, llvm::ArrayRef<const Stmt *> Averages,
+                     llvm::ArrayRef<const Stmt *> Avoid);
+
 } // namespace clang::tidy::ddp
 
 #endif // DDPLINT_CHECKS_AVERAGING_H
