@@ -2,7 +2,7 @@
 """ddplint on labelled public training code: recall, precision and false findings, per check.
 
 Usage: MIRROR=<folder of repository copies> bench/realcode.py [--list-other] [-j N] [--repo OWNER/NAME]
-                                                              [--table NAME=PATH]
+                                                              [--table NAME=PATH] [--project]
 
 Tables scored, side by side in one run:
   dev    ../shared/realcode/devset.tsv (the development set), where present;
@@ -18,6 +18,11 @@ alone (a `.tpp` a header includes at its end) through the unit UNIT that include
 `@VAR@`s replaced by the values of the `-DVAR=value` flags) beside it. Each repository must be present as a git directory at
 MIRROR/<owner>+<name>/repo (what the search tool's fetch brings).
 
+Each labelled file is analysed as its own unit (as the clang-tidy plugin sees it), or with
+--project together with up to 24 other sources of its repository, nearest folders first, in one
+`ddplint -p` run over a compile database of them (as the driver sees a project: a unit is analysed
+with the summaries of the functions the other units define).
+
 Every finding outside a BUG row is looked up in bench/realcode/reviewed.tsv, where each was read by
 hand and judged TRUE (a real problem the labels did not list) or FALSE; the false ones count against
 the check, per analysed file. Findings nobody has read yet are printed as UNREVIEWED.
@@ -25,6 +30,7 @@ the check, per analysed file. Findings nobody has read yet are printed as UNREVI
 import collections
 import concurrent.futures
 import functools
+import json
 import os
 import pathlib
 import re
@@ -217,6 +223,57 @@ def analyse(mirror, work, flags, unit):
     return unit, found, note
 
 
+SOURCES = {".c", ".cc", ".cpp", ".cxx", ".cu"}
+# How many of a repository's other sources join its project, nearest folders first.
+NEIGHBOURS = 24
+
+
+def neighbours(root, labelled):
+    """The repository's other sources, those sharing the deepest folder with a labelled unit
+    first (where its helpers and step loops usually live)."""
+    def shared(p):
+        parts = p.relative_to(root).parts[:-1]
+        return max(len(os.path.commonprefix([parts, u.relative_to(root).parts[:-1]]))
+                   for u in labelled)
+    others = [p for p in root.rglob("*") if p.suffix in SOURCES and p.is_file()
+              and p not in labelled]
+    return sorted(others, key=lambda p: (-shared(p), str(p)))[:NEIGHBOURS]
+
+
+def analyse_project(mirror, work, flags, repo, commit, paths):
+    """The repository's labelled units analysed together with its nearest other sources, as
+    `ddplint -p` analyses a project: a unit sees the summaries of the functions other units
+    define."""
+    units = [(repo, commit, path) for path in paths]
+    root = extract(mirror, work, repo, commit)
+    if root is None:
+        return [(u, None, "not present") for u in units]
+    repo_flags = configure(root, dependency_flags(mirror, work, flags.get(repo, [])))
+    via = dict(fl[len("--via="):].split(":", 1) for fl in repo_flags if fl.startswith("--via="))
+    repo_flags = [fl for fl in repo_flags if not fl.startswith("--via=")]
+    labelled = list(dict.fromkeys(root / via.get(p, p) for p in paths))
+    commands = []
+    for f in labelled + neighbours(root, labelled):
+        unit_flags = compile_flags(root, f, repo_flags)
+        if unit_flags is None:
+            return [(u, None, "no LibTorch 2.x headers (scripts/libtorch2-headers)") for u in units]
+        commands.append({"directory": str(root), "file": str(f),
+                         "arguments": ["clang++", *unit_flags, str(f)]})
+    db = work / "projects" / repo.replace("/", "+") / commit[:12]
+    db.mkdir(parents=True, exist_ok=True)
+    (db / "compile_commands.json").write_text(json.dumps(commands))
+    cmd = [str(DRIVER), "--no-cache", "-j", "1", "--checks=-*,ddp-*", "-p", str(db)]
+    if via:
+        cmd.append("--header-filter=(" + "|".join(re.escape(pathlib.Path(p).name) for p in via) + ")$")
+    r = subprocess.run(cmd + [c["file"] for c in commands], capture_output=True, text=True,
+                       timeout=3600)
+    note = "" if r.returncode in (0, 1, 3) else f"ddplint exited {r.returncode}"
+    found = collections.defaultdict(set)
+    for m in FINDING.finditer(r.stdout + r.stderr):
+        found[pathlib.Path(m.group(1)).resolve()].add((int(m.group(2)), m.group(3)))
+    return [(u, found[(root / u[2]).resolve()], note) for u in units]
+
+
 class Tally:
     def __init__(self):
         self.bugs = self.hits = self.oks = self.ok_fp = self.ok_findings = 0
@@ -328,11 +385,20 @@ def main():
                 for repo, path, line, check, verdict, *_ in read_tsv(REVIEWED)}
     units = sorted({(r.repo, r.commit, r.path) for r in rows})
     results = {}
+    if "--project" in argv:
+        projects = collections.defaultdict(list)
+        for repo, commit, path in units:
+            projects[(repo, commit)].append(path)
+        tasks = [functools.partial(analyse_project, mirror, work, flags, repo, commit, paths)
+                 for (repo, commit), paths in sorted(projects.items())]
+    else:
+        tasks = [functools.partial(lambda u: [analyse(mirror, work, flags, u)], u) for u in units]
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for unit, found, note in pool.map(lambda u: analyse(mirror, work, flags, u), units):
-            results[unit] = found
-            if note:
-                print(f"note: {unit[0]}:{unit[2]}: {note}")
+        for analysed in pool.map(lambda task: task(), tasks):
+            for unit, found, note in analysed:
+                results[unit] = found
+                if note:
+                    print(f"note: {unit[0]}:{unit[2]}: {note}")
     tallies = score(rows, results, reviewed, "--list-other" in argv)
     print_table(tallies, rows, results)
 
