@@ -286,6 +286,15 @@ public:
   /// control dependence, leaving out sides that can only abort), nearest
   /// first.
   llvm::ArrayRef<const CFGBlock *> controllingBranches(const CFGBlock &Block);
+  /// Whether a block \p Target accepts (the function's exit when null) can
+  /// run after \p Start, itself included, on a path that runs no block
+  /// \p Avoid accepts (paths that end the process do not count). With
+  /// \p Together, neither do edges a process takes only when it is alone
+  /// (isAloneEdge).
+  bool reachesAvoiding(const CFGBlock &Start,
+                       llvm::function_ref<bool(const CFGBlock &)> Target,
+                       llvm::function_ref<bool(const CFGBlock &)> Avoid,
+                       bool Together = false) const;
   /// The block where the paths out of \p Branch meet again; null when they
   /// only meet at the function's exit through different routes.
   const CFGBlock *joinOf(const CFGBlock &Branch) const;

@@ -87,29 +87,38 @@ bool FunctionDivergence::isLoaderLoop(const CFGBlock &Branch) const {
   return conditionValue(Branch).onlyFrom(DivergenceSource::LoaderExhaustion);
 }
 
+bool FunctionDivergence::reachesAvoiding(
+    const CFGBlock &Start, llvm::function_ref<bool(const CFGBlock &)> Target,
+    llvm::function_ref<bool(const CFGBlock &)> Avoid, bool Together) const {
+  const CFGBlock *Exit = &Cfg->getExit();
+  llvm::DenseSet<const CFGBlock *> Seen;
+  llvm::SmallVector<const CFGBlock *, 16> Work{&Start};
+  while (!Work.empty()) {
+    const CFGBlock *B = Work.pop_back_val();
+    if (!B || Avoid(*B) || endsProcess(*B) || !Seen.insert(B).second)
+      continue;
+    if (Target ? Target(*B) : B == Exit)
+      return true;
+    for (const CFGBlock::AdjacentBlock &Succ : B->succs())
+      if (const CFGBlock *Next = Succ.getReachableBlock();
+          Next && !(Together && isAloneEdge(*B, *Next)))
+        Work.push_back(Next);
+  }
+  return false;
+}
+
 bool FunctionDivergence::bypasses(const CFGBlock &Branch,
                                   const CFGBlock &Block) {
   auto Key = std::make_pair(&Branch, &Block);
   auto It = Bypasses.find(Key);
   if (It != Bypasses.end())
     return It->second;
-  const CFGBlock *Exit = &Cfg->getExit();
-  llvm::DenseSet<const CFGBlock *> Seen;
-  llvm::SmallVector<const CFGBlock *, 16> Work;
-  for (const CFGBlock::AdjacentBlock &Succ : Branch.succs())
-    Work.push_back(Succ.getReachableBlock());
-  bool Found = false;
-  while (!Work.empty() && !Found) {
-    const CFGBlock *B = Work.pop_back_val();
-    if (!B || B == &Block || endsProcess(*B) || !Seen.insert(B).second)
-      continue;
-    if (B == Exit) {
-      Found = true;
-      break;
-    }
-    for (const CFGBlock::AdjacentBlock &Succ : B->succs())
-      Work.push_back(Succ.getReachableBlock());
-  }
+  bool Found = llvm::any_of(Branch.succs(), [&](const CFGBlock::AdjacentBlock &Succ) {
+    const CFGBlock *Start = Succ.getReachableBlock();
+    return Start && reachesAvoiding(*Start, nullptr, [&](const CFGBlock &B) {
+             return &B == &Block;
+           });
+  });
   return Bypasses[Key] = Found;
 }
 

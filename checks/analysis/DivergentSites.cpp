@@ -214,12 +214,15 @@ DivergentSites::region(const CFGBlock *Start, const CFGBlock *Branch,
 }
 
 bool DivergentSites::matched(const CFGBlock &Branch, const Site &Collective,
-                             bool Guarded) const {
+                             const Stmt *Controlling, bool Guarded) const {
   const CFGBlock *Join = Flow.continuingJoinOf(Branch);
   std::vector<std::vector<const Site *>> Sides;
+  llvm::SmallVector<const CFGBlock *, 2> Starts;
   for (const CFGBlock::AdjacentBlock &Succ : Branch.succs())
-    if (const CFGBlock *Start = Succ.getReachableBlock())
+    if (const CFGBlock *Start = Succ.getReachableBlock()) {
       Sides.push_back(region(Start, &Branch, Join));
+      Starts.push_back(Start);
+    }
   // A collective the branch's statement guards that both sides reach
   // before they meet is reached on neither through every path (else it
   // would be where they meet): ranks that took one side may still skip it
@@ -228,6 +231,17 @@ bool DivergentSites::matched(const CFGBlock &Branch, const Site &Collective,
       llvm::count_if(Sides, [&](const std::vector<const Site *> &Side) {
         return llvm::is_contained(Side, &Collective);
       }) > 1)
+    return false;
+  // A side that reaches the collective after the branch on some paths
+  // only: ranks that take it and leave early on another (`if (rank == 0)
+  // { if (help) return 0; }` before a broadcast) skip it, unless every side
+  // may leave so. Leaving on an error (a throw, a check macro's return)
+  // ends the process instead, and a process that is alone skips nobody.
+  unsigned Leaving = 0;
+  for (size_t I = 0; I < Sides.size() && !Guarded && Controlling; ++I)
+    Leaving += llvm::is_contained(Sides[I], &Collective) &&
+               leavesWithout(*Starts[I], Collective, *Controlling);
+  if (Leaving > 0 && Leaving < Sides.size())
     return false;
   bool Found = false;
   for (const auto &Side : Sides) {
@@ -245,6 +259,73 @@ bool DivergentSites::matched(const CFGBlock &Branch, const Site &Collective,
     }
   }
   return Found;
+}
+
+namespace {
+
+/// Whether \p B leaves the function on an error: it throws, or returns
+/// from within a macro (an error-checking macro's `return`). A rank that
+/// fails so ends its process, as one that calls `abort()` does.
+bool leavesOnError(const CFGBlock &B) {
+  for (const CFGElement &Element : B)
+    if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>()) {
+      const Stmt *Statement = S->getStmt();
+      if (isa<CXXThrowExpr>(Statement) ||
+          (isa<ReturnStmt>(Statement) && Statement->getBeginLoc().isMacroID()))
+        return true;
+    }
+  return false;
+}
+
+/// The statement by which \p B leaves early, if it does: a `return`, a
+/// `goto`, a `break` or `continue`; written out, not in a macro.
+const Stmt *earlyExitOf(const CFGBlock &B) {
+  const Stmt *Exit = B.getTerminatorStmt();
+  if (!Exit || !(isa<BreakStmt>(Exit) || isa<ContinueStmt>(Exit) ||
+                 isa<GotoStmt>(Exit)))
+    Exit = nullptr;
+  for (const CFGElement &Element : B)
+    if (std::optional<CFGStmt> S = Element.getAs<CFGStmt>())
+      if (isa<ReturnStmt>(S->getStmt()))
+        Exit = S->getStmt();
+  return Exit && !Exit->getBeginLoc().isMacroID() ? Exit : nullptr;
+}
+
+} // namespace
+
+bool DivergentSites::leavesWithout(const CFGBlock &Start,
+                                   const Site &Collective,
+                                   const Stmt &Controlling) const {
+  llvm::DenseSet<const CFGBlock *> Issuing;
+  for (const Site &S : Sites)
+    if (S.What.key() == Collective.What.key())
+      Issuing.insert(S.Block);
+  // An exit inside the branch's statement that leaves it: a `break` or
+  // `continue` of a loop inside the branch does not.
+  auto Leaves = [&](const CFGBlock &B) {
+    const Stmt *Exit = earlyExitOf(B);
+    if (!Exit || !isWithin(Exit, &Controlling))
+      return false;
+    if (isa<ReturnStmt>(Exit))
+      return true;
+    if (const auto *Goto = dyn_cast<GotoStmt>(Exit))
+      return !isWithin(Goto->getLabel()->getStmt(), &Controlling);
+    for (const Stmt *Up = Parents.getParent(Exit); Up; Up = Parents.getParent(Up)) {
+      if (Up == &Controlling)
+        return true;
+      if (isa<ForStmt>(Up) || isa<WhileStmt>(Up) || isa<DoStmt>(Up) ||
+          isa<CXXForRangeStmt>(Up) ||
+          (isa<SwitchStmt>(Up) && isa<BreakStmt>(Exit)))
+        return false;
+    }
+    return false;
+  };
+  return Flow.reachesAvoiding(
+      Start, Leaves,
+      [&](const CFGBlock &B) {
+        return Issuing.contains(&B) || leavesOnError(B);
+      },
+      /*Together=*/true);
 }
 
 namespace {
@@ -371,7 +452,7 @@ DivergentSites::decide(const Site &S) {
         controllingStatement(Branch->getTerminatorStmt(), Parents);
     bool Guarded = Controlling && isGuardedBy(S.Call, Controlling, Parents);
     if (!Condition.diverges() || Flow.isLoaderLoop(*Branch) ||
-        matched(*Branch, S, Guarded) || testsGroupMembership(*Branch, S) ||
+        matched(*Branch, S, Controlling, Guarded) || testsGroupMembership(*Branch, S) ||
         withinSubgroup(*Branch, S, Condition))
       continue;
     const Stmt *Exit = nullptr;

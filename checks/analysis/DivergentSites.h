@@ -82,9 +82,16 @@ private:
                                    const CFGBlock *Join) const;
   /// Both sides issue the matching collective at the same position: root
   /// `gather(outputs, inputs)` against the others' `gather(inputs)`.
-  /// \p Guarded: the branch's statement holds the collective.
+  /// \p Controlling: the branch's statement; \p Guarded: it holds the
+  /// collective. A side that reaches the collective on some paths only, and
+  /// leaves the statement early on another, matches nothing.
   bool matched(const CFGBlock &Branch, const Site &Collective,
-               bool Guarded) const;
+               const Stmt *Controlling, bool Guarded) const;
+  /// Whether a path from \p Start, issuing no collective that matches
+  /// \p Collective and failing nowhere, leaves \p Controlling early
+  /// (`return`, `goto`, a `break` or `continue` of a loop around it).
+  bool leavesWithout(const CFGBlock &Start, const Site &Collective,
+                     const Stmt &Controlling) const;
   /// Whether \p Branch asks if this rank is a member of a group
   /// (`contains(ranks, rank)`, `ranks.count(rank)`) that \p Collective's
   /// communicator is looked up by: the ranks that call it are its members.

@@ -87,6 +87,37 @@ bool Reachability::reachesExit(const Stmt *From,
   return Start && search(Start, std::nullopt, Avoid);
 }
 
+std::optional<Reachability::Position>
+Reachability::entering(const Stmt *S) const {
+  for (unsigned Depth = 0; S && Depth < 16; ++Depth) {
+    if (auto It = Index.find(S); It != Index.end())
+      return It->second;
+    if (const auto *Block = dyn_cast<CompoundStmt>(S))
+      S = Block->body_empty() ? nullptr : Block->body_front();
+    else if (const auto *If = dyn_cast<IfStmt>(S))
+      S = If->getInit() ? If->getInit() : If->getCond();
+    else if (const auto *For = dyn_cast<ForStmt>(S))
+      S = For->getInit() ? For->getInit() : For->getCond();
+    else if (const auto *While = dyn_cast<WhileStmt>(S))
+      S = While->getCond();
+    else if (const auto *Do = dyn_cast<DoStmt>(S))
+      S = Do->getBody();
+    else if (const auto *Range = dyn_cast<CXXForRangeStmt>(S))
+      S = Range->getRangeStmt();
+    else
+      return locate(S);
+  }
+  return std::nullopt;
+}
+
+bool Reachability::exitsFromEntering(const Stmt *S,
+                                     llvm::ArrayRef<const Stmt *> Avoid) const {
+  if (!Cfg)
+    return false;
+  std::optional<Position> Start = entering(S);
+  return Start && search(Start, std::nullopt, Avoid, /*FromStart=*/true);
+}
+
 bool Reachability::reachableFromEntry(const Stmt *To,
                                       llvm::ArrayRef<const Stmt *> Avoid) const {
   if (!Cfg)
@@ -97,7 +128,8 @@ bool Reachability::reachableFromEntry(const Stmt *To,
 
 bool Reachability::search(std::optional<Position> Start,
                           std::optional<Position> Target,
-                          llvm::ArrayRef<const Stmt *> Avoid) const {
+                          llvm::ArrayRef<const Stmt *> Avoid,
+                          bool FromStart) const {
   llvm::DenseSet<Position> Blocked;
   for (const Stmt *A : Avoid)
     if (A)
@@ -122,7 +154,7 @@ bool Reachability::search(std::optional<Position> Start,
 
   const CFGBlock *First = Start ? Start->first : &Cfg->getEntry();
   bool Open = false;
-  if (Scan(First, Start ? Start->second + 1 : 0, Open))
+  if (Scan(First, Start ? Start->second + (FromStart ? 0 : 1) : 0, Open))
     return true;
   if (!Open)
     return false;

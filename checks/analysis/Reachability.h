@@ -50,6 +50,13 @@ public:
   bool reachesExit(const Stmt *From,
                    llvm::ArrayRef<const Stmt *> Avoid = {}) const;
 
+  /// Whether the function can return on a path that enters \p S (from the
+  /// first element the CFG evaluates in it: a block's first statement, an
+  /// `if`'s or loop's condition, \p S itself when it is one element, which
+  /// counts) and executes none of \p Avoid.
+  bool exitsFromEntering(const Stmt *S,
+                         llvm::ArrayRef<const Stmt *> Avoid = {}) const;
+
   /// Whether \p To can execute on some path from the function's entry that
   /// executes none of \p Avoid before it.
   bool reachableFromEntry(const Stmt *To,
@@ -70,13 +77,17 @@ private:
   using Position = std::pair<const CFGBlock *, unsigned>;
   /// The CFG element that evaluates \p S, or the closest enclosing one.
   std::optional<Position> locate(const Stmt *S) const;
+  /// The element evaluated first on entering \p S (see exitsFromEntering).
+  std::optional<Position> entering(const Stmt *S) const;
   /// The elements that execute \p S: its own, else those of its parts, else
   /// the closest enclosing one.
   void executing(const Stmt *S, llvm::DenseSet<Position> &Out) const;
   /// The search behind the public queries: from \p Start (the entry when
   /// absent) to \p Target (the exit when absent).
+  /// \p FromStart: the start element itself is executed on the path.
   bool search(std::optional<Position> Start, std::optional<Position> Target,
-              llvm::ArrayRef<const Stmt *> Avoid) const;
+              llvm::ArrayRef<const Stmt *> Avoid,
+              bool FromStart = false) const;
 
   ASTContext &Context;
   std::unique_ptr<CFG> Cfg;

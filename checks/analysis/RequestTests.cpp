@@ -50,7 +50,7 @@ bool testAnswerRead(const CallExpr &Test, const Stmt &Scope) {
       return true;
     return containsWhere(&Scope, [&](const Stmt *S) {
       const auto *Ref = dyn_cast<DeclRefExpr>(S);
-      return Ref && Ref->getDecl() == Answer && 
+      return Ref && Ref->getDecl() == Answer &&
              llvm::none_of(Tests, [&](const CallExpr *Other) { return contains(Other, Ref); });
     });
   });

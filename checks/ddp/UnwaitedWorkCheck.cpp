@@ -175,6 +175,47 @@ const Expr *enclosingLoopCondition(const Stmt &S, ASTContext &Context) {
   return nullptr;
 }
 
+/// The `if` around \p Wait that holds on every iteration of a counted loop
+/// but the first (`for (i = 0; ...; ++i) { if (i > 0) MPI_Wait(...); ...
+/// post }`, also `i != 0`, `i >= 1`): every path from a post back round the
+/// loop passes the wait. Null when there is none.
+const IfStmt *laterIterationGuard(const CallExpr &Wait, ASTContext &Context) {
+  const IfStmt *If = nullptr;
+  for (const Stmt *Up = parentStmt(Wait, Context); Up && !If;
+       Up = parentStmt(*Up, Context)) {
+    If = dyn_cast<IfStmt>(Up);
+    if (isa<LambdaExpr>(Up) || isa<ForStmt>(Up) || isa<WhileStmt>(Up))
+      return nullptr;
+  }
+  const auto *Test = If && !If->getElse() && If->getCond()
+                         ? dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts())
+                         : nullptr;
+  const auto *For = dyn_cast_or_null<ForStmt>(If ? parentStmt(*If, Context) : nullptr);
+  if (const auto *Block = dyn_cast_or_null<CompoundStmt>(If ? parentStmt(*If, Context) : nullptr))
+    For = dyn_cast_or_null<ForStmt>(parentStmt(*Block, Context));
+  const auto *Init = For ? dyn_cast_or_null<DeclStmt>(For->getInit()) : nullptr;
+  const auto *Counter = Init && Init->isSingleDecl()
+                            ? dyn_cast<VarDecl>(Init->getSingleDecl())
+                            : nullptr;
+  const auto *Step = For ? dyn_cast_or_null<UnaryOperator>(For->getInc()) : nullptr;
+  if (!Test || !Counter || !Counter->getInit() || !Step ||
+      !Step->isIncrementOp() || Counter->getInit()->isValueDependent() ||
+      Test->getRHS()->isValueDependent())
+    return nullptr;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Test->getLHS()->IgnoreParenImpCasts());
+  const auto *Stepped = dyn_cast<DeclRefExpr>(Step->getSubExpr()->IgnoreParenImpCasts());
+  std::optional<llvm::APSInt> From = Counter->getInit()->getIntegerConstantExpr(Context);
+  std::optional<llvm::APSInt> Bound = Test->getRHS()->getIntegerConstantExpr(Context);
+  if (!Ref || Ref->getDecl() != Counter || !Stepped ||
+      Stepped->getDecl() != Counter || !From || !Bound)
+    return nullptr;
+  int64_t First = From->getExtValue(), Than = Bound->getExtValue();
+  bool Later = (Test->getOpcode() == BO_GT && Than == First) ||
+               (Test->getOpcode() == BO_NE && Than == First) ||
+               (Test->getOpcode() == BO_GE && Than == First + 1);
+  return Later ? If : nullptr;
+}
+
 /// What one function does with pending work: where it keeps it, waits on
 /// it and steps the optimizer.
 struct WorkEvents {
@@ -237,6 +278,18 @@ HolderCompletion completionOf(const VarDecl &Holder, const WorkEvents &Events,
     if (Waited == &Holder) {
       Done.Completions.push_back(Wait);
       Done.Accounted.push_back(Wait);
+      // A path that skips it runs only on the first iteration, before
+      // anything was posted round the loop: where every post into the
+      // holder comes later in the same loop body.
+      if (const IfStmt *Guard = laterIterationGuard(*Wait, Context);
+          Guard && llvm::all_of(Events.Stores, [&](const WorkStore &Post) {
+            return Post.Holder != &Holder ||
+                   (Context.getSourceManager().isBeforeInTranslationUnit(
+                        Guard->getEndLoc(), Post.Call->getBeginLoc()) &&
+                    containsWhere(parentStmt(*Guard, Context),
+                                  [&](const Stmt *S) { return S == Post.Call; }));
+          }))
+        Done.Completions.push_back(Guard);
       // `for (i...) works[i]->wait();`: waiting on a container's elements
       // in a loop; every path past the loop evaluates its condition.
       if (!collectives::isWorkType(Holder.getType()))
@@ -413,25 +466,29 @@ void UnwaitedWorkCheck::checkFunction(const FunctionDecl &Function,
        sideStreamWaits(Body, Events.Steps, Vocab, Flow, Context))
     reportStreamRace(Race);
   // Each post is its own pending work: every one that is never completed
-  // is reported; a race is reported once per holder.
+  // is reported; a race is reported once per holder and use.
   llvm::SmallPtrSet<const ValueDecl *, 4> Raced;
+  llvm::DenseSet<std::pair<const ValueDecl *, const Stmt *>> RacingUses;
   for (const WorkStore &Store : Events.Stores) {
     const auto *Local = dyn_cast<VarDecl>(Store.Holder);
-    if (!Local || !Local->hasLocalStorage() || isa<ParmVarDecl>(Local) ||
-        Raced.contains(Local))
+    if (!Local || !Local->hasLocalStorage() || isa<ParmVarDecl>(Local))
       continue; // a field or a caller's object: waited elsewhere
     HolderCompletion Done = completionOf(*Local, Events, Body, Context);
     if (escapes(*Local, Done.Accounted, Body, Context))
       continue;
-    // A pending send may be read (MPI 3.0); only its completion matters.
+    // A pending send's buffer may be read (MPI 3.0), not written.
     std::vector<PendingUse> Uses =
         sendsOnly(*Store.Call)
             ? std::vector<PendingUse>()
             : pendingUses(*Store.Call, Events.Steps, Body, Vocab, Context);
+    llvm::append_range(Uses, bufferUses(*Store.Call, Body, Context));
     if (std::optional<PendingUse> Race =
             racingUse(Store, Uses, Done.Completions, Flow, Context)) {
-      reportRace(*Store.Call, *Local, *Race->Where, Race->Tensor);
+      if (RacingUses.insert({Local, Race->Where}).second)
+        reportRace(*Store.Call, *Local, *Race);
       Raced.insert(Local);
+    } else if (Raced.contains(Local)) {
+      continue;
     } else if (Done.Completions.empty()) {
       reportNeverWaited(*Store.Call, *Local);
     } else if (const CallExpr *Later = replacedBy(

@@ -14,6 +14,7 @@
 
 #include "ddp/DdpCheck.h"
 #include "model/UnwaitedWorkStreams.h"
+#include "model/UnwaitedWorkUses.h"
 
 namespace clang::tidy::ddp {
 
@@ -29,9 +30,10 @@ private:
   /// MPI requests kept in fields of \p Class that no method of it
   /// completes (UnwaitedWorkFields.cpp).
   void checkRequestFields(const CXXRecordDecl &Class);
-  /// \p Tensor: the tensor read at \p Where; null for an optimizer step.
+  /// \p Use: the tensor or buffer read (or written) there, or the
+  /// optimizer step.
   void reportRace(const CallExpr &Collective, const VarDecl &Holder,
-                  const Stmt &Where, const VarDecl *Tensor);
+                  const PendingUse &Use);
   void reportNeverWaited(const CallExpr &Collective, const VarDecl &Holder);
   void reportReplaced(const CallExpr &Post, const VarDecl &Holder,
                       const CallExpr &Later);

@@ -12,21 +12,26 @@
 namespace clang::tidy::ddp {
 
 void UnwaitedWorkCheck::reportRace(const CallExpr &Collective,
-                                   const VarDecl &Holder, const Stmt &Where,
-                                   const VarDecl *Tensor) {
+                                   const VarDecl &Holder,
+                                   const PendingUse &Use) {
+  const VarDecl *Tensor = Use.Tensor;
+  const Stmt &Where = *Use.Where;
   if (Tensor)
     diag(Collective.getExprLoc(),
-         "%0 may still be running when %1 is read: the work kept in %2 "
-         "is not waited for on this path, so the read races with the "
-         "collective; wait on %2 first")
-        << Collective.getDirectCallee() << Tensor << &Holder;
+         "%0 may still be running when %1 is %select{read|written}3: the "
+         "work kept in %2 is not waited for on this path, so the "
+         "%select{read|write}3 races with the %select{collective|transfer}4; "
+         "wait on %2 first")
+        << Collective.getDirectCallee() << Tensor << &Holder << Use.Writes
+        << !Vocab.classifyCollective(Collective);
   else
     diag(Collective.getExprLoc(),
          "%0 may still be running when the optimizer steps: the work kept "
          "in %1 is not waited for on this path, so the step races with "
          "the collective; wait on %1 before the step")
         << Collective.getDirectCallee() << &Holder;
-  diag(Where.getBeginLoc(), Tensor ? "read here" : "optimizer step here",
+  diag(Where.getBeginLoc(),
+       !Tensor ? "optimizer step here" : Use.Writes ? "written here" : "read here",
        DiagnosticIDs::Note);
 }
 

@@ -69,48 +69,16 @@ rootBranches(const GradientModel &Model, const CodeUnit &U, const Expr &Anchor,
   return Out;
 }
 
-/// The first statement the CFG evaluates on entering \p S: a block's first
-/// statement, an `if`'s or loop's condition (or init).
-const Stmt *firstEvaluated(const Stmt *S) {
-  for (unsigned Depth = 0; S && Depth < 16; ++Depth) {
-    if (const auto *Block = dyn_cast<CompoundStmt>(S))
-      S = Block->body_empty() ? nullptr : Block->body_front();
-    else if (const auto *If = dyn_cast<IfStmt>(S))
-      return If->getInit() ? If->getInit() : If->getCond();
-    else if (const auto *For = dyn_cast<ForStmt>(S))
-      return For->getInit() ? For->getInit() : For->getCond();
-    else if (const auto *While = dyn_cast<WhileStmt>(S))
-      return While->getCond();
-    else if (const auto *Do = dyn_cast<DoStmt>(S))
-      S = Do->getBody();
-    else if (const auto *Range = dyn_cast<CXXForRangeStmt>(S))
-      return Range->getRangeStmt();
-    else
-      return S;
-  }
-  return nullptr;
-}
-
-/// Whether the root, entering \p Branch, averages the sum on every path
-/// out of the function: the other ranks' paths carry no sum.
-bool rootAverages(const CodeUnit &U, const Reachability &Flow,
-                  const Stmt &Branch, llvm::ArrayRef<const Stmt *> Avoid) {
-  const Stmt *Start = firstEvaluated(&Branch);
-  if (!Start)
-    return false;
-  if (llvm::any_of(Avoid, [&](const Stmt *A) { return U.contains(A, Start); }))
-    return true;
-  return !Flow.reachesExit(Start, Avoid);
-}
-
 } // namespace
 
 bool rootAveragesSum(const GradientModel &Model, const CodeUnit &U,
                      const Expr &Anchor, llvm::ArrayRef<const Stmt *> Averages,
                      llvm::ArrayRef<const Stmt *> Avoid) {
+  // The root, entering its branch, averages the sum on every path out of
+  // the function: the other ranks' paths carry no sum.
   return llvm::any_of(rootBranches(Model, U, Anchor, Averages),
                       [&](const Stmt *Branch) {
-                        return rootAverages(U, Model.flow(U), *Branch, Avoid);
+                        return !Model.flow(U).exitsFromEntering(Branch, Avoid);
                       });
 }
 

@@ -10,6 +10,7 @@
 #include "model/UnwaitedWorkUses.h"
 
 #include "analysis/ASTUtils.h"
+#include "vocabulary/Collectives.h"
 #include "vocabulary/TensorMethods.h"
 
 #include "clang/AST/ASTContext.h"
@@ -141,6 +142,69 @@ bool isMetadataQuery(const DeclRefExpr &Ref, ASTContext &Context) {
   return Name && tensors::readsNoElements(Name->getName());
 }
 
+/// The variable a buffer argument names whole: `buf`, `&x`, `(void *)buf`,
+/// `v.data()`, `&v[0]`; null for an offset, an element or anything else.
+const VarDecl *wholeBuffer(const Expr *E, ASTContext &Context) {
+  E = E->IgnoreParenCasts();
+  if (const auto *Addr = dyn_cast<UnaryOperator>(E);
+      Addr && Addr->getOpcode() == UO_AddrOf) {
+    E = Addr->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *Element = dyn_cast<ArraySubscriptExpr>(E)) {
+      std::optional<llvm::APSInt> Index;
+      if (!Element->getIdx()->isValueDependent())
+        Index = Element->getIdx()->getIntegerConstantExpr(Context);
+      if (!Index || *Index != 0)
+        return nullptr;
+      E = Element->getBase()->IgnoreParenImpCasts();
+    }
+  } else if (const auto *Data = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *Method = Data->getMethodDecl();
+    if (!Method || !Method->getDeclName().isIdentifier() ||
+        Method->getName() != "data" || Data->getNumArgs() != 0)
+      return nullptr;
+    E = Data->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  }
+  const auto *Ref = dyn_cast<DeclRefExpr>(E);
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// Whether \p Ref (a pointer or array) is written through: the target of
+/// an assignment, or of `++`/`--`, as `buf[i]` or `*buf`.
+bool writtenThrough(const DeclRefExpr &Ref, ASTContext &Context) {
+  const Stmt *Element = parentPastImplicitCasts(Ref, Context);
+  const auto *Subscript = dyn_cast_or_null<ArraySubscriptExpr>(Element);
+  const auto *Deref = dyn_cast_or_null<UnaryOperator>(Element);
+  if (!(Subscript && Subscript->getBase()->IgnoreParenImpCasts() == &Ref) &&
+      !(Deref && Deref->getOpcode() == UO_Deref))
+    return false;
+  const Stmt *Target = parentStmt(*Element, Context);
+  if (const auto *Assign = dyn_cast_or_null<BinaryOperator>(Target))
+    return Assign->isAssignmentOp() &&
+           Assign->getLHS()->IgnoreParenImpCasts() == Element;
+  const auto *Step = dyn_cast_or_null<UnaryOperator>(Target);
+  return Step && Step->isIncrementDecrementOp();
+}
+
+/// The call that posts, waits on or tests requests \p Ref lies in, if any.
+const CallExpr *requestCallOf(const DeclRefExpr &Ref, ASTContext &Context) {
+  for (const Stmt *Up = parentStmt(Ref, Context); Up && isa<Expr>(Up);
+       Up = parentStmt(*Up, Context))
+    if (const auto *Call = dyn_cast<CallExpr>(Up))
+      if (collectives::mpiRequestUse(*Call) != collectives::RequestUse::Other)
+        return Call;
+  return nullptr;
+}
+
+/// Whether \p Ref lies in a lambda: it runs where the lambda is called,
+/// which the path from the post does not say.
+bool inLambda(const DeclRefExpr &Ref, ASTContext &Context) {
+  for (const Stmt *Up = parentStmtAcrossDecls(Ref, Context); Up;
+       Up = parentStmtAcrossDecls(*Up, Context))
+    if (isa<LambdaExpr>(Up))
+      return true;
+  return false;
+}
+
 /// The optimizer steps (when the collective's tensors can be the model's)
 /// and the reads of the collective's tensors.
 } // namespace
@@ -176,3 +240,35 @@ std::vector<PendingUse> clang::tidy::ddp::pendingUses(
   return Uses;
 }
 
+std::vector<PendingUse> clang::tidy::ddp::bufferUses(const CallExpr &Post,
+                                                     const Stmt &Body,
+                                                     ASTContext &Context) {
+  collectives::RequestBuffers Buffers = collectives::requestBuffers(Post);
+  const VarDecl *Written = Buffers.Written ? wholeBuffer(Buffers.Written, Context) : nullptr;
+  const VarDecl *Read = Buffers.Read ? wholeBuffer(Buffers.Read, Context) : nullptr;
+  std::vector<PendingUse> Uses;
+  if (!Written && !Read)
+    return Uses;
+  for (const BoundNodes &N :
+       match(findAll(declRefExpr().bind("ref")), Body, Context)) {
+    const auto *Ref = N.getNodeAs<DeclRefExpr>("ref");
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var || (Var != Written && Var != Read) || contains(&Post, Ref) ||
+        isMetadataQuery(*Ref, Context) || inLambda(*Ref, Context))
+      continue;
+    // Another post into a slice of the buffer: the buffer is split between
+    // transfers, which this does not follow.
+    if (const CallExpr *Other = requestCallOf(*Ref, Context)) {
+      collectives::RequestBuffers Its = collectives::requestBuffers(*Other);
+      for (const Expr *Buffer : {Its.Written, Its.Read})
+        if (Buffer && contains(Buffer, Ref) && wholeBuffer(Buffer, Context) != Var)
+          return {};
+      continue;
+    }
+    if (Var == Written && !Buffers.OwnSlotKept)
+      Uses.push_back({Ref, Var});
+    else if (writtenThrough(*Ref, Context))
+      Uses.push_back({Ref, Var, /*Writes=*/true});
+  }
+  return Uses;
+}

@@ -71,6 +71,23 @@ struct RequestTest {
 };
 std::optional<RequestTest> mpiRequestTest(const CallExpr &Call);
 
+/// The buffers a nonblocking MPI call lends MPI until its request
+/// completes: the one MPI writes (`buf` of `MPI_Irecv`, `recvbuf` of the
+/// reductions, gathers, scatters and all-to-alls) and the one it only
+/// reads (the send buffer, which may be `MPI_IN_PLACE`; the buffer of
+/// `MPI_Ibcast`, which the root sends and the others receive, is taken as
+/// read only).
+/// Both null for any other call. In an in-place gather (`MPI_IN_PLACE` as
+/// the send buffer of `MPI_Iallgather(v)` or `MPI_Igather(v)`) this rank's
+/// input sits in its own slot of the written buffer, which MPI leaves as it
+/// is (`OwnSlotKept`).
+struct RequestBuffers {
+  const Expr *Written = nullptr;
+  const Expr *Read = nullptr;
+  bool OwnSlotKept = false;
+};
+RequestBuffers requestBuffers(const CallExpr &Call);
+
 /// The rank a reduction to one root leaves the sum on: the root argument
 /// of `MPI_Reduce`, `MPI_Ireduce` and `ncclReduce`; null for any other
 /// call. The other ranks hold no sum.

@@ -52,6 +52,43 @@ collectives::mpiRequestTest(const CallExpr &Call) {
   return Test;
 }
 
+collectives::RequestBuffers
+collectives::requestBuffers(const CallExpr &Call) {
+  if (mpiRequestUse(Call) != RequestUse::Starts)
+    return {};
+  // The positions of the buffer MPI writes and of the one it reads (-1:
+  // none), by the MPI standard's signatures.
+  auto [Written, Read] =
+      llvm::StringSwitch<std::pair<int, int>>(Call.getDirectCallee()->getName())
+          .Cases("MPI_Irecv", "MPI_Imrecv", {0, -1})
+          // The root's buffer is sent: counted as read, written nowhere.
+          .Case("MPI_Ibcast", {-1, 0})
+          .Cases("MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend",
+                 {-1, 0})
+          .Cases("MPI_Iallreduce", "MPI_Ireduce", "MPI_Iscan", "MPI_Iexscan",
+                 {1, 0})
+          .Cases("MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", {1, 0})
+          .Cases("MPI_Iallgather", "MPI_Igather", "MPI_Iscatter",
+                 "MPI_Ialltoall", {3, 0})
+          .Cases("MPI_Iallgatherv", "MPI_Igatherv", {3, 0})
+          .Cases("MPI_Iscatterv", "MPI_Ialltoallv", {4, 0})
+          .Default({-1, -1});
+  auto Arg = [&](int I) -> const Expr * {
+    return I >= 0 && unsigned(I) < Call.getNumArgs() ? Call.getArg(I)
+                                                     : nullptr;
+  };
+  // `MPI_IN_PLACE` is a constant cast to a pointer (`(void *)1` in Open
+  // MPI, `(void *)-1` in MPICH), no buffer of the caller's.
+  RequestBuffers Buffers{Arg(Written), Arg(Read)};
+  const Expr *Send = Buffers.Read ? Buffers.Read->IgnoreParenCasts() : nullptr;
+  if (const auto *Minus = dyn_cast_or_null<UnaryOperator>(Send))
+    Send = Minus->getSubExpr()->IgnoreParenCasts();
+  bool InPlace = Send && isa<IntegerLiteral>(Send);
+  Buffers.OwnSlotKept =
+      InPlace && Call.getDirectCallee()->getName().contains("gather");
+  return Buffers;
+}
+
 const Expr *collectives::reduceRoot(const CallExpr &Call) {
   const FunctionDecl *FD = Call.getDirectCallee();
   if (!FD || !FD->getDeclName().isIdentifier() || !isGlobalCFunction(*FD) ||

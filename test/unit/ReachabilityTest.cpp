@@ -94,6 +94,23 @@ TEST_F(ReachabilityTest, EarlyReturnOnOnePath) {
   EXPECT_TRUE(R->reachesExit(call("a"), {call("b")}));
 }
 
+TEST_F(ReachabilityTest, ExitsFromEnteringABranchCountFromItsFirstStatement) {
+  build("if (x) { a(); if (y) return; b(); } c();");
+  const Stmt *Then = cast<IfStmt>(first(ifStmt()))->getThen();
+  // Entering the branch runs a() first: avoiding it blocks every path.
+  EXPECT_FALSE(R->exitsFromEntering(Then, {call("a")}));
+  // The early return leaves before b().
+  EXPECT_TRUE(R->exitsFromEntering(Then, {call("b")}));
+  EXPECT_FALSE(R->exitsFromEntering(Then, {call("b"), first(returnStmt())}));
+}
+
+TEST_F(ReachabilityTest, ExitsFromEnteringOneElementCountsIt) {
+  build("if (x) a(); c();");
+  // reachesExit asks after a(); entering the branch executes a() itself.
+  EXPECT_TRUE(R->reachesExit(call("a"), {call("a")}));
+  EXPECT_FALSE(R->exitsFromEntering(call("a"), {call("a")}));
+}
+
 TEST_F(ReachabilityTest, CodeAfterAnUnconditionalReturnIsNeverReached) {
   build("a(); return; b();");
   EXPECT_FALSE(R->reachable(call("a"), call("b")));
