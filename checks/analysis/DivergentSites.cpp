@@ -277,8 +277,7 @@ bool leavesOnError(const CFGBlock &B) {
   return false;
 }
 
-/// The statement by which \p B leaves early, if it does: a `return`, a
-/// `goto`, a `break` or `continue`; written out, not in a macro.
+/// How \p B leaves early, if it does: `return`, `goto`, `break`, `continue`.
 const Stmt *earlyExitOf(const CFGBlock &B) {
   const Stmt *Exit = B.getTerminatorStmt();
   if (!Exit || !(isa<BreakStmt>(Exit) || isa<ContinueStmt>(Exit) ||
@@ -300,8 +299,7 @@ bool DivergentSites::leavesWithout(const CFGBlock &Start,
   for (const Site &S : Sites)
     if (S.What.key() == Collective.What.key())
       Issuing.insert(S.Block);
-  // An exit inside the branch's statement that leaves it: a `break` or
-  // `continue` of a loop inside the branch does not.
+  // An exit inside the branch that leaves it (not one of a loop inside).
   auto Leaves = [&](const CFGBlock &B) {
     const Stmt *Exit = earlyExitOf(B);
     if (!Exit || !isWithin(Exit, &Controlling))

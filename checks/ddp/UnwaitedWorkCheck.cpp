@@ -278,9 +278,8 @@ HolderCompletion completionOf(const VarDecl &Holder, const WorkEvents &Events,
     if (Waited == &Holder) {
       Done.Completions.push_back(Wait);
       Done.Accounted.push_back(Wait);
-      // A path that skips it runs only on the first iteration, before
-      // anything was posted round the loop: where every post into the
-      // holder comes later in the same loop body.
+      // Skipped only on the first iteration: every post into the holder
+      // comes later in the same loop body.
       if (const IfStmt *Guard = laterIterationGuard(*Wait, Context);
           Guard && llvm::all_of(Events.Stores, [&](const WorkStore &Post) {
             return Post.Holder != &Holder ||
